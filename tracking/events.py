@@ -1,0 +1,647 @@
+"""The event log: what the tracker saw, and what the operator said, in time order.
+
+This is cueref's central contract. Tracking (or the simulator's ground truth, or a person with a
+text editor) writes events; the rules engines read them and nothing else. Every event is a frozen
+dataclass with a time ``t_s`` (seconds from the start of the video, taken from the container's
+timestamps) and a ``confidence`` in [0, 1]; positions are table millimetres (frame documented in
+:mod:`calibration.table`). The JSON Lines form is one object per line with a ``kind`` field and the
+event's fields by name; ``docs/event-log.md`` documents every kind with an example log.
+
+Camera events
+    ``shot_start``      the cue strikes a ball: the shot begins          ``ball``, ``xy_mm``, ``positions``
+    ``cue_contact``     the cue touches a ball again during a shot       ``ball``, ``xy_mm``
+    ``ball_ball``       two balls touch                                  ``a``, ``b``, ``xy_mm``
+    ``ball_cushion``    a ball touches a cushion (or the scoreboard)     ``ball``, ``cushion``, ``xy_mm``
+    ``pot``             a ball drops into a pocket or a bed hole         ``ball``, ``pocket``, ``xy_mm``, ``edge_wait_s``
+    ``off_table``       a ball leaves the playing surface                ``ball``, ``xy_mm``
+    ``returned``        a ball that left comes back by its own means     ``ball``, ``xy_mm``
+    ``jump``            a ball is airborne                               ``ball``, ``xy_mm``, ``airborne_s``
+    ``pin_down``        a pin is knocked over                            ``pin``, ``xy_mm``
+    ``pin_moved``       a pin moved but stands                           ``pin``, ``xy_mm``
+    ``ball_placed``     a hand puts a ball on the table                  ``ball``, ``xy_mm``
+    ``ball_removed``    a hand lifts a ball off the table                ``ball``, ``xy_mm``
+    ``ball_touched``    a ball moved with no strike, contact or cushion  ``ball``, ``xy_mm``
+    ``at_rest``         every ball has stopped: the shot is over         ``positions``, ``pins``
+    ``unobserved``      no event could be inferred until ``until_s``     ``until_s``, ``reason``
+
+Operator inputs (the live console, a keyboard shortcut, or a calls file; confidence 1)
+    ``nomination``      ball and pocket the next shot is played at       ``ball``, ``pocket``
+    ``concession``      a player concedes the frame                      ``player``
+    ``warning``         a misconduct warning (ficha 5.8)                 ``player``, ``rule``
+    ``removal_choice``  which ball the penalty removes / re-spots        ``ball``
+    ``operator_foul``   a foul no camera can see                         ``player``, ``rule``, ``note``
+    ``play_again``      the non-offender asks the offender to play again (brasileira)
+    ``rebreak_choice``  after a foul break: ``rebreak`` or ``play_on`` (bar billiards 2b b)
+    ``interference``    balls moved by someone else: no penalty (bar billiards 2e)
+    ``bar_dropped``     the game clock ran out (bar billiards 2g, 2i)
+    ``endgame``         the leader invokes the endgame (bar billiards 2i)    ``player``
+    ``answer``          the answer to a pending question                 ``question``, ``answer``
+    ``override``        replace an automatic call                        ``field``, ``value``, ``note``
+
+Rules engines must not import anything heavier than this module; it imports neither OpenCV nor
+NumPy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar, Iterable, Iterator, Mapping, TextIO, Union, get_args, get_origin, get_type_hints
+
+__all__ = [
+    "XY",
+    "Event",
+    "CameraEvent",
+    "OperatorInput",
+    "ShotStart",
+    "CueContact",
+    "BallBall",
+    "BallCushion",
+    "Pot",
+    "OffTable",
+    "Returned",
+    "Jump",
+    "PinDown",
+    "PinMoved",
+    "BallPlaced",
+    "BallRemoved",
+    "BallTouched",
+    "AtRest",
+    "Unobserved",
+    "Nomination",
+    "Concession",
+    "Warning",
+    "RemovalChoice",
+    "OperatorFoul",
+    "PlayAgain",
+    "RebreakChoice",
+    "Interference",
+    "BarDropped",
+    "InvokeEndgame",
+    "Answer",
+    "Override",
+    "LogHeader",
+    "EventLogError",
+    "EVENT_KINDS",
+    "event_to_dict",
+    "event_from_dict",
+    "dumps_events",
+    "write_events",
+    "read_events",
+    "parse_events",
+    "balls_involved",
+]
+
+XY = tuple[float, float]
+Positions = Mapping[str, XY]
+
+LOG_VERSION = 1
+
+
+class EventLogError(ValueError):
+    """An event log that cannot be read: the message gives the line number and the reason."""
+
+    def __init__(self, message: str, line: int | None = None, source: str | None = None):
+        where = f"{source or 'event log'}" + (f", line {line}" if line is not None else "")
+        super().__init__(f"{where}: {message}")
+        self.line = line
+        self.source = source
+        self.reason = message
+
+
+def _frozen_positions(value: Mapping[str, XY] | None) -> Mapping[str, XY]:
+    return MappingProxyType({str(k): (float(v[0]), float(v[1])) for k, v in (value or {}).items()})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Base of every event: when (seconds from the video's start) and how sure (0..1)."""
+
+    kind: ClassVar[str] = ""
+    t_s: float
+    confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.t_s, (int, float)) or isinstance(self.t_s, bool) or not math.isfinite(self.t_s):
+            raise ValueError(f"{self.kind}: t_s must be a finite number of seconds, got {self.t_s!r}")
+        if self.t_s < 0:
+            raise ValueError(f"{self.kind}: t_s must not be negative, got {self.t_s!r}")
+        if not isinstance(self.confidence, (int, float)) or not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"{self.kind}: confidence must be between 0 and 1, got {self.confidence!r}")
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("positions", "pins"):
+                object.__setattr__(self, f.name, _frozen_positions(v))
+            elif f.name == "xy_mm" and v is not None:
+                if len(v) != 2 or not all(math.isfinite(float(c)) for c in v):
+                    raise ValueError(f"{self.kind}: xy_mm must be two finite numbers, got {v!r}")
+                object.__setattr__(self, f.name, (float(v[0]), float(v[1])))
+
+
+class CameraEvent(Event):
+    """Marker base: an event inferred from the video (or the simulator's ground truth)."""
+
+    __slots__ = ()
+
+
+class OperatorInput(Event):
+    """Marker base: something a person said, not something the camera saw."""
+
+    __slots__ = ()
+
+
+# ---- camera events -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShotStart(CameraEvent):
+    """The cue strikes ``ball`` at ``xy_mm``: a shot begins. ``positions`` holds every ball on the
+    table at that moment (ball id -> xy_mm), so that snookers and frozen balls can be judged."""
+
+    kind: ClassVar[str] = "shot_start"
+    ball: str
+    xy_mm: XY | None = None
+    positions: Positions = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CueContact(CameraEvent):
+    """The cue touches ``ball`` again after the shot began (double hit, push, touching another ball)."""
+
+    kind: ClassVar[str] = "cue_contact"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BallBall(CameraEvent):
+    """Balls ``a`` and ``b`` touch at ``xy_mm`` (the contact point). ``a`` is the striking ball when known."""
+
+    kind: ClassVar[str] = "ball_ball"
+    a: str
+    b: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BallCushion(CameraEvent):
+    """``ball`` touches cushion ``cushion`` (profile id: L, R, T1, T2, B1, B2; bar billiards L, R, T, B,
+    scoreboard)."""
+
+    kind: ClassVar[str] = "ball_cushion"
+    ball: str
+    cushion: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pot(CameraEvent):
+    """``ball`` drops into pocket or hole ``pocket`` at ``t_s``.
+
+    ``edge_wait_s`` is how long the ball stood still on the hole's edge before it dropped (0 for a
+    ball that dropped while moving; bar billiards 2f b counts a drop within 5 s)."""
+
+    kind: ClassVar[str] = "pot"
+    ball: str
+    pocket: str
+    xy_mm: XY | None = None
+    edge_wait_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OffTable(CameraEvent):
+    """``ball`` leaves the playing surface (over a cushion) at ``xy_mm``."""
+
+    kind: ClassVar[str] = "off_table"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Returned(CameraEvent):
+    """``ball``, which had left the playing surface, comes back by its own means (bar billiards 2d a)."""
+
+    kind: ClassVar[str] = "returned"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Jump(CameraEvent):
+    """``ball`` leaves the cloth at ``xy_mm`` and is airborne for ``airborne_s`` seconds."""
+
+    kind: ClassVar[str] = "jump"
+    ball: str
+    xy_mm: XY | None = None
+    airborne_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PinDown(CameraEvent):
+    """Pin ``pin`` is knocked over."""
+
+    kind: ClassVar[str] = "pin_down"
+    pin: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PinMoved(CameraEvent):
+    """Pin ``pin`` moved to ``xy_mm`` but still stands (bar billiards 2h)."""
+
+    kind: ClassVar[str] = "pin_moved"
+    pin: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BallPlaced(CameraEvent):
+    """A hand puts ``ball`` on the table at ``xy_mm`` (re-spotting, trough, a D placement, a re-rack)."""
+
+    kind: ClassVar[str] = "ball_placed"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BallRemoved(CameraEvent):
+    """A hand lifts ``ball`` off the table from ``xy_mm`` (a penalty removal, a re-rack)."""
+
+    kind: ClassVar[str] = "ball_removed"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BallTouched(CameraEvent):
+    """``ball`` started to move with no cue strike, ball contact or cushion to explain it."""
+
+    kind: ClassVar[str] = "ball_touched"
+    ball: str
+    xy_mm: XY | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AtRest(CameraEvent):
+    """Everything has stopped (ficha 4.1): the shot is over. ``positions``: every ball on the table;
+    ``pins``: every standing pin (bar billiards)."""
+
+    kind: ClassVar[str] = "at_rest"
+    positions: Positions = field(default_factory=dict)
+    pins: Positions = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unobserved(CameraEvent):
+    """From ``t_s`` to ``until_s`` nothing could be inferred (camera moved, table hidden); a shot that
+    overlaps this interval is judged only with the operator's confirmation."""
+
+    kind: ClassVar[str] = "unobserved"
+    until_s: float
+    reason: str = ""
+
+
+# ---- operator inputs -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Nomination(OperatorInput):
+    """The shooter nominates ``ball`` into ``pocket`` for the next shot (brasileira rule 4)."""
+
+    kind: ClassVar[str] = "nomination"
+    ball: str
+    pocket: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Concession(OperatorInput):
+    """``player`` concedes the frame (ficha 6.3)."""
+
+    kind: ClassVar[str] = "concession"
+    player: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Warning(OperatorInput):
+    """A misconduct warning to ``player`` under ``rule`` (ficha 5.8)."""
+
+    kind: ClassVar[str] = "warning"
+    player: str
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemovalChoice(OperatorInput):
+    """The ball a penalty removes (ficha 5.2-5.7: the non-offender's choice) or re-spots."""
+
+    kind: ClassVar[str] = "removal_choice"
+    ball: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OperatorFoul(OperatorInput):
+    """A foul the camera cannot see (a push, a touch with the body, a deliberate foul), called under ``rule``."""
+
+    kind: ClassVar[str] = "operator_foul"
+    player: str
+    rule: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayAgain(OperatorInput):
+    """The non-offender, snookered after a foul, asks the offender to play again (brasileira)."""
+
+    kind: ClassVar[str] = "play_again"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RebreakChoice(OperatorInput):
+    """After a foul break, the opponent's choice (bar billiards 2b b): ``rebreak`` or ``play_on``."""
+
+    kind: ClassVar[str] = "rebreak_choice"
+    choice: str
+
+    def __post_init__(self) -> None:
+        Event.__post_init__(self)
+        if self.choice not in ("rebreak", "play_on"):
+            raise ValueError(f"rebreak_choice: choice must be 'rebreak' or 'play_on', got {self.choice!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Interference(OperatorInput):
+    """Balls or pins were moved by someone or something outside the player's control (bar billiards 2e)."""
+
+    kind: ClassVar[str] = "interference"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BarDropped(OperatorInput):
+    """The table's clock ran out: balls no longer return to the trough (bar billiards 2g, 2i)."""
+
+    kind: ClassVar[str] = "bar_dropped"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InvokeEndgame(OperatorInput):
+    """The leading ``player`` invokes the endgame although the gap is over the threshold (bar billiards 2i)."""
+
+    kind: ClassVar[str] = "endgame"
+    player: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer(OperatorInput):
+    """The operator's answer to a pending question (its id as the engine gave it)."""
+
+    kind: ClassVar[str] = "answer"
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Override(OperatorInput):
+    """Replace the automatic call for the shot just judged: ``field`` (``fouls``, ``next_player``,
+    ``winner``, ``pots``...) takes ``value``; each engine documents the fields it accepts."""
+
+    kind: ClassVar[str] = "override"
+    field: str
+    value: str
+    note: str = ""
+
+
+EventUnion = Union[
+    ShotStart, CueContact, BallBall, BallCushion, Pot, OffTable, Returned, Jump, PinDown, PinMoved,
+    BallPlaced, BallRemoved, BallTouched, AtRest, Unobserved,
+    Nomination, Concession, Warning, RemovalChoice, OperatorFoul, PlayAgain, RebreakChoice, Interference,
+    BarDropped, InvokeEndgame, Answer, Override,
+]
+EVENT_KINDS: Mapping[str, type[Event]] = MappingProxyType({cls.kind: cls for cls in get_args(EventUnion)})
+
+
+def balls_involved(event: Event) -> tuple[str, ...]:
+    """Ball ids an event names (``a`` and ``b`` of a contact, ``ball`` of the others)."""
+    if isinstance(event, BallBall):
+        return (event.a, event.b)
+    ball = getattr(event, "ball", None)
+    return (ball,) if ball is not None else ()
+
+
+# ---- the log header --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LogHeader:
+    """Optional first line of a log (``{"kind": "header", ...}``): what was played and with what."""
+
+    version: int = LOG_VERSION
+    game: str | None = None
+    profile: str | None = None
+    players: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None  # the video the log was made from
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": "header", "version": self.version}
+        for k in ("game", "profile", "source"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        if self.players:
+            d["players"] = list(self.players)
+        if self.options:
+            d["options"] = dict(self.options)
+        return d
+
+
+# ---- JSON Lines ------------------------------------------------------------------------------------
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _round(v: float) -> float:
+    return round(float(v), 6)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON form of one event: ``kind`` first, then fields; defaults omitted except t_s."""
+    d: dict[str, Any] = {"kind": event.kind, "t_s": _round(event.t_s)}
+    for f in dataclasses.fields(event):
+        if f.name == "t_s":
+            continue
+        v = getattr(event, f.name)
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else dataclasses.MISSING
+        )
+        if default is not dataclasses.MISSING and v == default:
+            continue
+        if f.name in ("positions", "pins"):
+            v = {k: [_round(x), _round(y)] for k, (x, y) in v.items()}
+        elif f.name == "xy_mm" and v is not None:
+            v = [_round(v[0]), _round(v[1])]
+        elif isinstance(v, float):
+            v = _round(v)
+        d[f.name] = v
+    return d
+
+
+def _check_type(name: str, value: Any, hint: Any) -> Any:
+    """Convert a JSON value to the field's type, or raise ValueError saying what was expected."""
+    origin = get_origin(hint)
+    args = get_args(hint)
+    if origin is Union or origin is types.UnionType:  # X | None
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _check_type(name, value, inner[0])
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"field '{name}' must be a number, got {json.dumps(value)}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"field '{name}' must be a string, got {json.dumps(value)}")
+        return value
+    if hint is XY or (origin is tuple and args == (float, float)):
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in value)):
+            raise ValueError(f"field '{name}' must be [x_mm, y_mm], got {json.dumps(value)}")
+        return (float(value[0]), float(value[1]))
+    if hint is Positions or origin in (Mapping, dict) or "Mapping" in str(hint):
+        if not isinstance(value, dict):
+            raise ValueError(f"field '{name}' must be an object of id: [x_mm, y_mm], got {json.dumps(value)[:60]}")
+        out = {}
+        for k, xy in value.items():
+            out[k] = _check_type(f"{name}.{k}", xy, XY)
+        return out
+    return value
+
+
+def event_from_dict(d: Mapping[str, Any]) -> Event:
+    """Build an event from its JSON form; raises ValueError with the reason (no line number)."""
+    if not isinstance(d, Mapping):
+        raise ValueError(f"an event must be a JSON object, got {type(d).__name__}")
+    kind = d.get("kind")
+    if kind is None:
+        raise ValueError("missing field 'kind'")
+    cls = EVENT_KINDS.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown event kind {kind!r} (known kinds: {', '.join(sorted(EVENT_KINDS))})")
+    hints = _hints(cls)
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(d) - set(names) - {"kind"})
+    if unknown:
+        raise ValueError(f"{kind}: unknown field(s) {', '.join(unknown)} (fields of {kind}: {', '.join(names)})")
+    kwargs: dict[str, Any] = {}
+    for name, f in names.items():
+        if name not in d:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{kind}: missing field '{name}'")
+            continue
+        kwargs[name] = _check_type(name, d[name], hints[name])
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise ValueError(str(e)) from None
+
+
+def dumps_events(events: Iterable[Event], header: LogHeader | None = None) -> str:
+    """The JSON Lines text of a log."""
+    buf = io.StringIO()
+    write_events(buf, events, header)
+    return buf.getvalue()
+
+
+def write_events(dest: str | Path | TextIO, events: Iterable[Event], header: LogHeader | None = None) -> None:
+    """Write a log as JSON Lines (to a path: atomically, through a temporary file then a rename)."""
+    if isinstance(dest, (str, Path)):
+        path = Path(dest)
+        tmp = path.with_name(path.name + ".part")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            write_events(fh, events, header)
+        tmp.replace(path)
+        return
+    if header is not None:
+        dest.write(json.dumps(header.to_dict(), separators=(",", ":")) + "\n")
+    for e in events:
+        dest.write(json.dumps(event_to_dict(e), separators=(",", ":")) + "\n")
+
+
+def _header_from_dict(d: Mapping[str, Any]) -> LogHeader:
+    allowed = {"kind", "version", "game", "profile", "players", "options", "source"}
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise ValueError(f"header: unknown field(s) {', '.join(unknown)}")
+    version = d.get("version", LOG_VERSION)
+    if version != LOG_VERSION:
+        raise ValueError(f"header: log format version {version!r} is not supported (this cueref reads version {LOG_VERSION})")
+    players = d.get("players", [])
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise ValueError("header: 'players' must be a list of names")
+    options = d.get("options", {})
+    if not isinstance(options, dict):
+        raise ValueError("header: 'options' must be an object")
+    return LogHeader(version, d.get("game"), d.get("profile"), tuple(players), options, d.get("source"))
+
+
+def parse_events(lines: Iterable[str], source: str | None = None) -> tuple[LogHeader | None, list[Event]]:
+    """Parse JSON Lines; every problem raises :class:`EventLogError` with its line number.
+
+    Blank lines and lines starting with ``#`` are skipped. Times must not go backwards.
+    """
+    header: LogHeader | None = None
+    events: list[Event] = []
+    last_t = -math.inf
+    for n, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise EventLogError(f"not valid JSON ({e.msg} at column {e.colno})", n, source) from None
+        try:
+            if isinstance(d, dict) and d.get("kind") == "header":
+                if header is not None or events:
+                    raise ValueError("a header may only be the first record of a log")
+                header = _header_from_dict(d)
+                continue
+            event = event_from_dict(d)
+        except ValueError as e:
+            raise EventLogError(str(e), n, source) from None
+        if event.t_s < last_t:
+            raise EventLogError(
+                f"time goes backwards: t_s={event.t_s:g} s comes after t_s={last_t:g} s (events must be in time order)",
+                n, source,
+            )
+        last_t = event.t_s
+        events.append(event)
+    return header, events
+
+
+def read_events(path: str | Path) -> tuple[LogHeader | None, list[Event]]:
+    """Read a JSON Lines log file; errors name the file and the line."""
+    path = Path(path)
+    if not path.exists():
+        raise EventLogError("the file does not exist", None, str(path))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return parse_events(fh, str(path))
+    except UnicodeDecodeError as e:
+        raise EventLogError(f"not a UTF-8 text file ({e.reason})", None, str(path)) from None
+
+
+def iter_kind(events: Iterable[Event], *kinds: type[Event]) -> Iterator[Event]:
+    """The events of the given classes, in order."""
+    return (e for e in events if isinstance(e, kinds))
