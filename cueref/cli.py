@@ -1,0 +1,95 @@
+"""``cueref``: the command line. A thin shell over the library: each subcommand lives in
+``cueref/commands/<name>.py`` with ``add_arguments(parser)`` and ``run(args) -> int``.
+
+Errors the user can fix (a missing file, a bad profile, an impossible event log, a stage that is not
+built yet) print one clear message and exit non-zero; they never show a traceback (``--debug``
+shows it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from typing import Sequence
+
+# (name, module, one-line help) in the order --help lists them
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
+    ("judge", "cueref.commands.judge", "replay an event log (JSON Lines) through a rules engine and print each decision"),
+    ("simulate", "cueref.commands.simulate", "regenerate the sample videos, or make a corpus of simulated matches from seeds"),
+    ("calibrate", "cueref.commands.calibrate", "find the image-to-table mapping from a video, an image or a camera"),
+    ("profile", "cueref.commands.profile", "list, show or check table profiles"),
+    ("events", "cueref.commands.events", "check an event log against the contract and a table profile"),
+)
+
+
+class UserError(Exception):
+    """An error whose message is the whole story for the user (no traceback)."""
+
+
+def _missing_stage(name: str, module: str) -> int:
+    print(
+        f"cueref {name}: this build has no '{name}' stage yet ({module} is not part of it). "
+        "See README.md, section 'Status', for what works today.",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cueref",
+        description="Automatic referee and match tracker for cue sports (Sinuca de Ficha, Sinuca Brasileira, "
+        "4-pin bar billiards) from an overhead camera.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks and debug logging")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on the log")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module_name, help_text in COMMANDS:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name != module_name:
+                raise
+            p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(_run=lambda args, n=name, m=module_name: _missing_stage(n, m))
+            continue
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else (logging.WARNING if args.quiet else logging.INFO),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("cueref: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 - the one place that turns errors into messages
+        if args.debug:
+            raise
+        if isinstance(e, (UserError, ValueError, OSError)):
+            print(f"cueref {args.command}: error: {e}", file=sys.stderr)
+            return 1
+        print(
+            f"cueref {args.command}: internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in cueref: run again with --debug for the traceback and report it.",
+            file=sys.stderr,
+        )
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

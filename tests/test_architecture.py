@@ -1,0 +1,62 @@
+"""The layers import one way (calibration <- vision <- tracking <- rules, cueref on top) and the rules
+never load OpenCV, not even through another module."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ["calibration", "vision", "tracking", "rules", "cueref"]
+# what each layer may NOT import
+FORBIDDEN = {
+    "calibration": {"vision", "tracking", "rules", "cueref"},
+    "vision": {"tracking", "rules", "cueref"},
+    "tracking": {"rules", "cueref"},
+    "rules": {"cueref", "vision", "cv2"},
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_imports_flow_one_way(layer):
+    bad = []
+    for path in sorted((ROOT / layer).rglob("*.py")):
+        wrong = imported_roots(path) & FORBIDDEN[layer]
+        if wrong:
+            bad.append(f"{path.relative_to(ROOT)} imports {', '.join(sorted(wrong))}")
+    assert not bad, "imports against the pipeline's direction:\n" + "\n".join(bad)
+
+
+def test_rules_never_load_opencv():
+    """Importing every rules module (and the event types) leaves cv2 out of sys.modules."""
+    modules = sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (ROOT / "rules").rglob("*.py")
+        if p.name != "__init__.py"
+    )
+    code = (
+        "import sys, importlib\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "import rules, tracking.events\n"
+        "assert 'cv2' not in sys.modules, 'cv2 was imported by the rules'\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_design_card_layout_exists():
+    for name in ["pyproject.toml", "README.md", "calibration", "vision", "tracking", "rules", "sample_videos", "tests", "cueref"]:
+        assert (ROOT / name).exists(), f"{name} is missing from the project root"

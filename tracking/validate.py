@@ -1,0 +1,72 @@
+"""Checks of an event log against a table profile: every id is one the table has, and the log is
+physically possible (a ball is not potted twice without being put back, a ball does not touch itself,
+shots begin and end in turn). Each problem raises :class:`~tracking.events.EventLogError` naming the
+event's position in the log and its time."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from calibration.table import TableProfile
+from tracking.events import (
+    AtRest,
+    BallBall,
+    BallCushion,
+    BallPlaced,
+    BallRemoved,
+    Event,
+    EventLogError,
+    Nomination,
+    OffTable,
+    PinDown,
+    PinMoved,
+    Pot,
+    RemovalChoice,
+    Returned,
+    ShotStart,
+    balls_involved,
+)
+
+
+def check_against_profile(events: Sequence[Event], profile: TableProfile, source: str | None = None) -> None:
+    """Raise :class:`EventLogError` at the first event the table or physics rules out."""
+    balls = set(profile.ball_ids)
+    pockets = {p.id for p in profile.pockets} | {h.id for h in profile.holes}
+    cushions = {c.id for c in profile.cushions} | ({"scoreboard"} if profile.scoreboard_x_mm is not None else set())
+    pins = {p.id for p in profile.pins}
+    gone: set[str] = set()  # potted, off the table or lifted, and not yet put back
+    in_shot = False
+
+    def fail(n: int, e: Event, msg: str) -> None:
+        raise EventLogError(f"event {n + 1} ({e.kind} at t_s={e.t_s:g}): {msg}", None, source)
+
+    for n, e in enumerate(events):
+        for b in balls_involved(e):
+            if b not in balls:
+                fail(n, e, f"ball {b!r} is not in table profile {profile.name!r} (balls: {', '.join(sorted(balls))})")
+        if isinstance(e, (Pot, Nomination)) and e.pocket not in pockets:
+            fail(n, e, f"pocket {e.pocket!r} is not on table {profile.name!r} (pockets/holes: {', '.join(sorted(pockets))})")
+        if isinstance(e, BallCushion) and e.cushion not in cushions:
+            fail(n, e, f"cushion {e.cushion!r} is not on table {profile.name!r} (cushions: {', '.join(sorted(cushions))})")
+        if isinstance(e, (PinDown, PinMoved)) and e.pin not in pins:
+            fail(n, e, f"pin {e.pin!r} is not on table {profile.name!r}")
+        if isinstance(e, BallBall) and e.a == e.b:
+            fail(n, e, f"ball {e.a!r} cannot touch itself")
+        if isinstance(e, ShotStart):
+            if in_shot:
+                fail(n, e, "a new shot starts before the previous one came to rest (no at_rest between them)")
+            in_shot = True
+            if e.ball in gone:
+                fail(n, e, f"the struck ball {e.ball!r} is not on the table (it was potted, lifted or left the table)")
+        elif isinstance(e, AtRest):
+            in_shot = False
+        if isinstance(e, (Pot, OffTable, BallRemoved)):
+            if e.ball in gone:
+                fail(n, e, f"ball {e.ball!r} is already off the table; it must be placed back before it can leave again")
+            gone.add(e.ball)
+        elif isinstance(e, (BallPlaced, Returned)):
+            gone.discard(e.ball)
+        elif isinstance(e, BallBall) and (e.a in gone or e.b in gone) and in_shot:
+            fail(n, e, f"a contact names a ball that is not on the table ({e.a!r}, {e.b!r})")
+        elif isinstance(e, RemovalChoice) and e.ball in gone:
+            fail(n, e, f"the removal choice names {e.ball!r}, which is not on the table")
