@@ -1,0 +1,1179 @@
+"""4-pin bar billiards: the referee of one frame, and the Norwich league match record.
+
+Rule numbers are those of the seed rulebook (``shared/seeds/002_*``: the one-page guide, the detailed
+rules 1-3, the Norwich league rules 4-8); where it is silent the engine follows
+``shared/RULES-DECISIONS.md`` ("4-pin bar billiards") and the choices written below.
+
+Decided from camera events
+    2b    break-off when no ball is on the table: red on ``spots['break']``, a white from the centre of
+          the D (``centre_tolerance_mm``); legal if the white's first contact is the red (2b a); foul
+          break (2b b 1-3, 3b b); both balls potted: break off again (2b c); the same break-off a
+          fourth time in a row (2b d, 3b i, ``same_break_off_degrees``).
+    2c    a pot continues the visit (2c a); the next ball: the red from the trough first (2c c, 3b e),
+          else a white from the trough placed in the D (2c b, 3b c), else the ball nearest the baulk
+          line (2c c, ties: nearest the D's centre); a non-scoring shot ends the visit (2c d).
+    2d    a ball off the table that does not come back by itself: foul, back to the trough.
+    2f    a ball that drops without having moved in the shot, or after more than ``edge_wait_s`` on a
+          hole's edge, is replaced and scores nothing (2f a, 2f b).
+    2g    a white scores its hole's value, the red double; the break is banked at the end of a visit.
+    2h    pins down (2h, 3a a, 3b a; the highest penalty applies); pins moved but standing are not
+          reset until the visit ends, when a ball on a pin's spot goes back to the trough (2h a).
+    2i    the frame ends when every ball is gone; one ball left: the endgame if the gap is 200 or less
+          (400 with the red), else the frame is over; endgame shots (2i c-h, 3a b).
+    3b    miss (3b d), ball at rest in baulk or touching the D / baulk line (3b f, returned to the
+          trough), a ball touched or moved without a shot (3b g), a second cue contact (3b q).
+    clock the bar drops ``clock_minutes`` after the first break-off's ``t_s`` (2g, 2i, league 5): a
+          ball potted (or off the table, in baulk, displaced by a pin) after that is out of play.
+
+Decided from operator inputs
+    2a    who breaks first: the first player given.  2b b: ``rebreak_choice`` (without one, the next
+    shot's set-up tells: white on the D's centre and red on the spot means a re-break).  2d b, 3a c,
+    3a d, 3b g, k, l, m, n, o, p, q: ``operator_foul`` with the rule number (or a :class:`Foul` value),
+    entered after the shot it concerns.  2e: ``interference`` (during a shot: the shot is void; between
+    shots: hand-moved balls are not a foul).  2g/2i: ``bar_dropped``.  2i: ``endgame`` (the leader
+    invokes it).  3a d: ``concession``.  ``answer`` to a pending question; ``override`` of the last
+    call (fields ``fouls``, ``banked``, ``next_player``).
+
+Cannot see
+    a ball moved by a falling pin (2f a), a ball that touched the baulk line and rolled back out (3b f),
+    intent (3a c, 3b k), a ball returned after touching a person (2d b), the referee duties (6, 7).
+
+Choices where the rulebook is silent (also in ``docs/rules-bar-billiards.md``)
+    * after the bar has dropped, a ball that would go back to the trough (off the table, in baulk,
+      under a pin's spot) is out of play like a potted ball: the trough no longer feeds balls back.
+    * break-off directions: each ball's direction is from where it starts moving (the white: the
+      contact with the red; the red: its spot) to its next event position (cushion, ball, hole, leaving
+      the table) or, failing that, its rest position. "In a row" means consecutive break-offs of one
+      visit; any other shot starts the count again.
+    * the endgame's gap counts the break of the player at the table; an illegal endgame pot (no
+      cushion, 3a b) or any endgame foul puts the ball back in play for the opponent.
+    * playing a ball from the table while the trough has one, or a table ball that is not the
+      nearest to the baulk line, is a foul (``wrong_ball``, 2c b/c) costing the break.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from calibration.table import TableProfile
+from rules.base import (
+    Decision,
+    Question,
+    RulesError,
+    Shot,
+    cushions_before,
+    first_contact,
+    other,
+    parse_options,
+    pots_in_order,
+)
+from tracking.events import (
+    AtRest,
+    BallBall,
+    BallCushion,
+    BallPlaced,
+    BallTouched,
+    BarDropped,
+    Concession,
+    CueContact,
+    Event,
+    Interference,
+    InvokeEndgame,
+    Answer,
+    OffTable,
+    OperatorFoul,
+    OperatorInput,
+    Override,
+    PinDown,
+    PinMoved,
+    Pot,
+    RebreakChoice,
+    Returned,
+    ShotStart,
+    Unobserved,
+)
+
+__all__ = [
+    "Options",
+    "Foul",
+    "PRECEDENCE",
+    "ENTIRE_SCORE",
+    "BreakOff",
+    "State",
+    "BarBilliardsDecision",
+    "BarBilliardsRules",
+    "LeagueFrame",
+    "LeagueMatch",
+    "draw_league_match",
+]
+
+log = logging.getLogger(__name__)
+
+XY = tuple[float, float]
+GAME = "bar-billiards"
+ENDGAME_GAP = 200  # 2i: the endgame applies when the scores differ by this or less...
+ENDGAME_GAP_RED = 400  # ...or by this or less when the last ball is the red
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Match settings (RULES-DECISIONS.md, bar billiards), recorded in the state."""
+
+    clock_minutes: float = 15.0  # 2g, 2i, league 5 (14-18): the game clock, from the first break-off
+    same_break_off_degrees: float = 10.0  # 2b d, 3b i: both balls within this of the three previous break-offs
+    centre_tolerance_mm: float = 15.0  # 2b b 1, 3b j: how far from the D's centre a break-off/endgame ball may stand
+    d_tolerance_mm: float = 5.0  # 2c b, 3b c: slack for a ball placed on the D's edge (calibration error)
+    edge_wait_s: float = 5.0  # 2f b: a ball on a hole's edge that drops within this counts
+    tie_mm: float = 2.0  # 2c c: two balls closer than this to the same distance from the baulk line tie
+    min_confidence: float = 0.6  # events less sure than this make the call pending with a question
+
+    def __post_init__(self) -> None:
+        for name in ("clock_minutes", "same_break_off_degrees", "edge_wait_s"):
+            if not getattr(self, name) > 0:
+                raise RulesError(f"{GAME}: option {name} must be positive, got {getattr(self, name)!r}")
+        for name in ("centre_tolerance_mm", "d_tolerance_mm", "tie_mm"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"{GAME}: option {name} must be zero or more, got {getattr(self, name)!r}")
+        if not 0.0 <= self.min_confidence <= 1.0:
+            raise RulesError(f"{GAME}: option min_confidence must be between 0 and 1, got {self.min_confidence!r}")
+
+
+class Foul(StrEnum):
+    """Every foul the engine calls, with its rule. The first four lose the entire score (3a)."""
+
+    BLACK_PIN = "black_pin"  # 3a a: the pin guarding the top hole (black by default) knocked over
+    ENDGAME_NO_CUSHION = "endgame_no_cushion"  # 3a b: the final ball potted without first striking a cushion
+    DELIBERATE = "deliberate"  # 3a c: a deliberate foul (operator)
+    UNSPORTING = "unsporting"  # 3a d: not playing in the spirit of the game, forfeiting a frame (operator)
+    PIN_DOWN = "pin_down"  # 3b a: any other pin knocked over
+    FOUL_BREAK = "foul_break"  # 2b b, 3b b: white not from the D's centre, white misses the red, wrong way round
+    SAME_BREAK_OFF = "same_break_off"  # 2b d, 3b i: the same break-off a fourth time in a row
+    NOT_FROM_D = "not_from_d"  # 2c b, 3b c: a ball cued from outside the D
+    NOT_FROM_D_CENTRE = "not_from_d_centre"  # 2i c, 3b j: the endgame ball not played from the D's centre
+    RED_NOT_PLAYED = "red_not_played"  # 2c c, 3b e: a white played while the red is in the trough
+    WRONG_BALL = "wrong_ball"  # 2c b, 2c c: a table ball played while the trough has one, or not the nearest to baulk
+    MISS = "miss"  # 3b d: the cued ball touches no other ball
+    BAULK = "baulk"  # 3b f: a ball at rest touching the D or the baulk line, or behind it
+    OFF_TABLE = "off_table"  # 2d, 3b h: a ball leaves the table and does not come back by itself
+    ENDGAME_NOT_OFF_CUSHION = "endgame_not_off_cushion"  # 2i d, e: an endgame shot that touches no cushion
+    ENDGAME_SCOREBOARD = "endgame_scoreboard"  # 2i f: the endgame ball touches the scoreboard's edge
+    ENDGAME_OFF_TABLE = "endgame_off_table"  # 2i f: the endgame ball leaves the table, back or not
+    TOUCHED = "touched"  # 3b g: a ball moved other than by a shot from the D
+    DOUBLE_HIT = "double_hit"  # 3b q: the cue touches the ball again
+    JUMP = "jump"  # 3b k: intentionally jumping the cue ball (operator)
+    PUSH = "push"  # 3b l: a push shot (operator)
+    NOT_CUE_TIP = "not_cue_tip"  # 3b m: striking with anything but the tip (operator)
+    NOT_AT_REST = "not_at_rest"  # 3b n: playing before everything stopped (operator)
+    NOT_RESET = "not_reset"  # 3b o: playing before balls were returned / pins reset (operator)
+    OUT_OF_TURN = "out_of_turn"  # 3b p: playing out of turn (operator)
+
+
+PRECEDENCE: tuple[Foul, ...] = tuple(Foul)  # declaration order: entire-score fouls first, then by when they happen
+ENTIRE_SCORE = frozenset({Foul.BLACK_PIN, Foul.ENDGAME_NO_CUSHION, Foul.DELIBERATE, Foul.UNSPORTING})
+
+RULE_OF: Mapping[Foul, str] = MappingProxyType({
+    Foul.BLACK_PIN: "3a a", Foul.ENDGAME_NO_CUSHION: "3a b", Foul.DELIBERATE: "3a c", Foul.UNSPORTING: "3a d",
+    Foul.PIN_DOWN: "3b a", Foul.FOUL_BREAK: "2b b", Foul.SAME_BREAK_OFF: "3b i", Foul.NOT_FROM_D: "3b c",
+    Foul.NOT_FROM_D_CENTRE: "3b j", Foul.RED_NOT_PLAYED: "3b e", Foul.WRONG_BALL: "2c c", Foul.MISS: "3b d",
+    Foul.BAULK: "3b f", Foul.OFF_TABLE: "2d", Foul.ENDGAME_NOT_OFF_CUSHION: "2i e", Foul.ENDGAME_SCOREBOARD: "2i f",
+    Foul.ENDGAME_OFF_TABLE: "2i f", Foul.TOUCHED: "3b g", Foul.DOUBLE_HIT: "3b q", Foul.JUMP: "3b k",
+    Foul.PUSH: "3b l", Foul.NOT_CUE_TIP: "3b m", Foul.NOT_AT_REST: "3b n", Foul.NOT_RESET: "3b o",
+    Foul.OUT_OF_TURN: "3b p",
+})
+
+# operator_foul ``rule`` -> foul (a Foul value is accepted too)
+OPERATOR_RULES: Mapping[str, Foul] = MappingProxyType({
+    "2d b": Foul.OFF_TABLE, "3a c": Foul.DELIBERATE, "3a d": Foul.UNSPORTING, "3b g": Foul.TOUCHED,
+    "3b k": Foul.JUMP, "3b l": Foul.PUSH, "3b m": Foul.NOT_CUE_TIP, "3b n": Foul.NOT_AT_REST,
+    "3b o": Foul.NOT_RESET, "3b p": Foul.OUT_OF_TURN, "3b q": Foul.DOUBLE_HIT,
+})
+
+# what to play next
+BREAK_OFF, FROM_D, FROM_TABLE, ENDGAME = "break_off", "from_d", "from_table", "endgame"
+
+
+def _ordered(fouls: Sequence[Foul] | set[Foul]) -> tuple[Foul, ...]:
+    return tuple(f for f in PRECEDENCE if f in set(fouls))
+
+
+def _angle_diff_deg(a: float, b: float) -> float:
+    d = abs(a - b) % 360.0
+    return min(d, 360.0 - d)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakOff:
+    """One break-off's directions (degrees in the table frame; None when unseen): 2b d."""
+
+    player: str
+    white_deg: float | None
+    red_deg: float | None
+
+    def same_as(self, other_: "BreakOff", tolerance_deg: float) -> bool:
+        pairs = ((self.white_deg, other_.white_deg), (self.red_deg, other_.red_deg))
+        return all(a is not None and b is not None and _angle_diff_deg(a, b) <= tolerance_deg for a, b in pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One frame's state. ``banked`` is keyed by side (the player in singles, "A1 & A2" in doubles).
+
+    Every ball is in exactly one of ``table`` (at rest, with its position), ``trough`` and ``out`` (out
+    of play once the bar has dropped).
+    """
+
+    players: tuple[str, ...]
+    options: Options
+    player: str  # at the table (or to play next)
+    banked: Mapping[str, int]
+    break_score: int = 0
+    table: Mapping[str, XY] = field(default_factory=lambda: MappingProxyType({}))
+    trough: tuple[str, ...] = ()
+    out: tuple[str, ...] = ()
+    pins_moved: frozenset[str] = frozenset()  # moved but standing this visit: reset when it ends (2h)
+    break_offs: tuple[BreakOff, ...] = ()  # the break-offs played in a row this visit (2b d)
+    clock_start_t_s: float | None = None  # the first break-off's strike
+    bar_down: bool = False
+    endgame: bool = False
+    awaiting_rebreak: bool = False  # after a foul break, the opponent chooses (2b b)
+    frame_over: bool = False
+    winner: str | None = None  # a side; None with frame_over: a shared frame
+    endgame_invocable: bool = False  # one ball left, gap over the threshold: the leader may invoke (2i)
+    shots: int = 0
+    seq: int = 0  # advances with every decision (guards advance against a stale decision)
+    pending: Question | None = None
+    pending_shot: Shot | None = None
+    last_shot: Shot | None = None  # the last judged shot and the state it was judged on (for overrides)
+    undo: "State | None" = None
+    last_mode: str | None = None
+    last_extra: tuple[Foul, ...] = ()
+
+    # ---- look-ups -----------------------------------------------------------------------------
+    @property
+    def sides(self) -> tuple[str, ...]:
+        n = len(self.players)
+        if n == 2:
+            return self.players
+        return (f"{self.players[0]} & {self.players[2]}", f"{self.players[1]} & {self.players[3]}")
+
+    def side_of(self, player: str) -> str:
+        if player not in self.players:
+            raise RulesError(f"{GAME}: {player!r} is not playing this frame ({', '.join(self.players)})")
+        return self.sides[self.players.index(player) % 2]
+
+    def next_after(self, player: str) -> str:
+        return self.players[(self.players.index(player) + 1) % len(self.players)]
+
+    @property
+    def red_where(self) -> str:
+        """Where the red is: ``table``, ``trough`` or ``out``."""
+        return "table" if "red" in self.table else "trough" if "red" in self.trough else "out"
+
+    @property
+    def in_play(self) -> tuple[str, ...]:
+        return tuple(self.table) + self.trough
+
+    @property
+    def next_kind(self) -> str:
+        """What the next shot is: a break-off, a ball from the trough in the D, a table ball, the endgame."""
+        if self.endgame:
+            return ENDGAME
+        if not self.table and len(self.trough) >= 2:
+            return BREAK_OFF
+        return FROM_D if self.trough else FROM_TABLE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BarBilliardsDecision(Decision):
+    """A bar billiards call: the shot's points, the break and the banked scores after it, where the
+    balls went, and what comes next. ``after`` is the state the call leads to (``advance`` applies it)."""
+
+    points: int = 0
+    pots: tuple[str, ...] = ()  # "w3 h200 +200", "w5 h50t replaced (2f a)"
+    break_score: int = 0
+    banked: Mapping[str, int] = field(default_factory=dict)
+    banked_now: int = 0
+    lost_break: int = 0
+    lost_banked: int = 0
+    visit_over: bool = False
+    trough: tuple[str, ...] = ()
+    out: tuple[str, ...] = ()
+    bar_down: bool = False
+    endgame: bool = False
+    next_kind: str | None = None
+    next_ball: str | None = None
+    basis: int = field(default=0, compare=False, repr=False)
+    after: State | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = Decision.to_dict(replace(self, after=None))
+        d.pop("after", None)
+        d.pop("basis", None)
+        return d
+
+
+# ---- the engine -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a shot did, before it is scored."""
+
+    kind: str
+    struck: str
+    fouls: tuple[Foul, ...]
+    counted: tuple[Pot, ...]
+    replaced: tuple[Pot, ...]
+    table: Mapping[str, XY]
+    to_trough: tuple[tuple[str, float], ...]  # ball, time it left play
+    notes: tuple[str, ...]
+    rules: tuple[str, ...]
+    moved_pins: frozenset[str]
+    break_off: BreakOff | None
+    clock_start_t_s: float | None
+    legal_endgame_pot: bool
+
+
+class BarBilliardsRules:
+    """The bar billiards referee (see the module docstring for the rules it decides)."""
+
+    name = GAME
+
+    def __init__(self, profile: TableProfile):
+        if profile.kind != "bar_billiards":
+            raise RulesError(f"{GAME}: table profile {profile.name!r} is a {profile.kind} table, not a bar billiards table")
+        for needed in ("baulk_x_mm", "d_centre_mm", "d_radius_mm"):
+            if getattr(profile, needed) is None:
+                raise RulesError(f"{GAME}: table profile {profile.name!r} has no {needed}")
+        if "break" not in profile.spots:
+            raise RulesError(f"{GAME}: table profile {profile.name!r} has no 'break' spot (the red's break-off spot)")
+        if "red" not in profile.ball_ids:
+            raise RulesError(f"{GAME}: table profile {profile.name!r} has no ball 'red'")
+        self.profile = profile
+        self.ball_order = profile.ball_ids
+        by_value = sorted(profile.holes, key=lambda h: -h.value)
+        self.endgame_holes = frozenset(h.id for h in by_value[:2])  # 2i: the 100 and the 200
+        self.cushion_ids = frozenset(c.id for c in profile.cushions)
+
+    # ---- setup ---------------------------------------------------------------------------------
+    def initial_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> State:
+        players = tuple(players)
+        if len(players) not in (2, 4) or len(set(players)) != len(players):
+            raise RulesError(f"{GAME}: a frame needs 2 players (singles) or 4 (doubles, order A1 B1 A2 B2), all different; got {players!r}")
+        opts = parse_options(Options, options, GAME)
+        st = State(players=players, options=opts, player=players[0], banked=MappingProxyType({}), trough=self.ball_order)
+        return replace(st, banked=MappingProxyType({s: 0 for s in st.sides}))
+
+    # ---- geometry ------------------------------------------------------------------------------
+    def in_baulk(self, xy: XY) -> bool:
+        """3b f: a ball at rest touching the baulk line or the D's arc, or behind the line."""
+        p = self.profile
+        r = p.ball_radius_mm
+        beyond = p.d_direction * (xy[0] - p.baulk_x_mm)  # distance up the table from the baulk line
+        return beyond <= r or math.dist(xy, p.d_centre_mm) <= p.d_radius_mm + r
+
+    def baulk_distance(self, xy: XY) -> float:
+        return self.profile.d_direction * (xy[0] - self.profile.baulk_x_mm)
+
+    def nearest_to_baulk(self, table: Mapping[str, XY], tie_mm: float) -> tuple[str, ...]:
+        """2c c: the ball(s) nearest the baulk line; ties go to the nearest to the D's centre."""
+        if not table:
+            return ()
+        dist = {b: self.baulk_distance(xy) for b, xy in table.items()}
+        best = min(dist.values())
+        tied = [b for b in dist if dist[b] <= best + tie_mm]
+        centre = {b: math.dist(table[b], self.profile.d_centre_mm) for b in tied}
+        c_best = min(centre.values())
+        return tuple(b for b in tied if centre[b] <= c_best + tie_mm)
+
+    def points_of(self, ball: str, hole: str) -> int:
+        """2g: a white scores the hole's value, the red double."""
+        value = self.profile.hole(hole).value
+        return value * 2 if self.profile.ball(ball).group == "red" else value
+
+    def _sort(self, balls) -> tuple[str, ...]:
+        s = set(balls)
+        return tuple(b for b in self.ball_order if b in s)
+
+    # ---- judging ---------------------------------------------------------------------------------
+    def judge(self, state: State, shot: Shot) -> BarBilliardsDecision:
+        """The call on one shot (pure)."""
+        return self._judge(state, shot, mode=None, extra=(), forced=None, current=state)
+
+    def _check_playable(self, state: State, shot: Shot) -> None:
+        if state.frame_over:
+            raise RulesError(f"{GAME}: shot {shot.index} at {shot.t_s:g} s comes after the frame ended; the log is impossible")
+        if state.pending is not None:
+            raise RulesError(f"{GAME}: shot {shot.index} comes while question {state.pending.id!r} is unanswered ({state.pending.text})")
+        if shot.struck not in self.ball_order:
+            raise RulesError(f"{GAME}: shot {shot.index} strikes unknown ball {shot.struck!r} (balls: {', '.join(self.ball_order)})")
+        if shot.struck in state.out:
+            raise RulesError(f"{GAME}: shot {shot.index} strikes {shot.struck}, which is out of play since the bar dropped")
+
+    def _question(self, state: State, shot: Shot) -> Question | None:
+        thr = state.options.min_confidence
+        doubtful = [e for e in shot.events if e.confidence < thr and not isinstance(e, (ShotStart, AtRest))]
+        end_t = shot.end.t_s if shot.end is not None else shot.events[-1].t_s
+        hidden = [u for u in shot.before + shot.events if isinstance(u, Unobserved) and u.t_s <= end_t and u.until_s >= shot.t_s]
+        if not doubtful and not hidden and shot.end is not None:
+            return None
+        parts = []
+        if doubtful:
+            parts.append("unsure of " + ", ".join(f"{_describe(e)} ({e.confidence:.2f})" for e in doubtful))
+        if hidden:
+            parts.append("the table was not seen " + ", ".join(f"{u.t_s:g}-{u.until_s:g} s" for u in hidden))
+        if shot.end is None:
+            parts.append("the balls were never seen at rest")
+        options = ("confirm", "discard") if doubtful else ("confirm",)
+        ask = "confirm the camera's events or discard the doubtful ones?" if doubtful else "confirm the camera's events?"
+        return Question(f"shot{shot.index}", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options)
+
+    def _judge(self, state: State, shot: Shot, *, mode: str | None, extra: tuple[Foul, ...], forced: tuple[Foul, ...] | None,
+               current: State) -> BarBilliardsDecision:
+        self._check_playable(state, shot)
+        if mode is None:
+            q = self._question(state, shot)
+            if q is not None:
+                after = replace(current, pending=q, pending_shot=shot, seq=current.seq + 1)
+                return BarBilliardsDecision(
+                    t_s=shot.t_s, shot=shot.index, player=state.player, pending=q, explanation=f"pending: {q.text}",
+                    banked=state.banked, break_score=state.break_score, trough=state.trough, out=state.out,
+                    bar_down=state.bar_down, endgame=state.endgame, basis=current.seq, after=after,
+                )
+        if mode == "discard":
+            thr = state.options.min_confidence
+            events = tuple(e for e in shot.events if isinstance(e, (ShotStart, AtRest)) or e.confidence >= thr)
+            shot = Shot(shot.index, events, shot.before)
+        base, notes = self._resolve_rebreak(state, shot)
+        if any(isinstance(e, Interference) and e.t_s >= shot.t_s for e in shot.before):
+            return self._void(base, state, shot, current)  # state: the one judged on, kept for overrides
+        o = self._observe(base, shot, notes)
+        fouls = set(o.fouls) | set(extra)
+        if forced is not None:
+            fouls = set(forced)
+        return self._score(base, shot, replace(o, fouls=_ordered(fouls)), current, mode, extra, origin=state)
+
+    def _resolve_rebreak(self, state: State, shot: Shot) -> tuple[State, tuple[str, ...]]:
+        """2b b: the opponent's choice after a foul break, when no rebreak_choice input came: a shot
+        set up as a break-off (white on the D's centre, red on the spot, nothing else) is a re-break."""
+        if not state.awaiting_rebreak:
+            return state, ()
+        p = self.profile
+        pos = shot.start.positions
+        tol = state.options.centre_tolerance_mm
+        white_xy = shot.start.xy_mm or pos.get(shot.struck)
+        set_up = (
+            len(pos) == 2 and "red" in pos and shot.struck != "red"
+            and math.dist(pos["red"], p.spots["break"]) <= tol
+            and white_xy is not None and math.dist(white_xy, p.d_centre_mm) <= tol
+        )
+        if set_up:
+            return self._rebreak(state), (f"2b b: {state.player} re-breaks (seen from the set-up)",)
+        return replace(state, awaiting_rebreak=False), (f"2b b: {state.player} plays on (seen from the set-up)",)
+
+    def _rebreak(self, state: State) -> State:
+        """The balls on the table are collected for a new break-off (2b b)."""
+        return replace(state, table=MappingProxyType({}), trough=self._sort(set(state.trough) | set(state.table)), awaiting_rebreak=False)
+
+    def _void(self, base: State, state: State, shot: Shot, current: State) -> BarBilliardsDecision:
+        """2e: interference during the shot: no penalty, the balls are put back, the player plays again."""
+        after = replace(base, seq=current.seq + 1, shots=state.shots + 1, last_shot=shot, undo=_strip(state), last_mode=None, last_extra=())
+        return self._decision(
+            after, shot.t_s, shot.index, state.player, (), f"bar billiards 2e: interference - no penalty, the balls are put back; {state.player} plays again",
+            ("2e",), current, points=0, pots=(), banked_now=0, lost_break=0, lost_banked=0, visit_over=False,
+        )
+
+    def _observe(self, state: State, shot: Shot, notes: tuple[str, ...]) -> _Outcome:
+        """Everything the camera shows about the shot, as fouls and ball movements (not yet scored)."""
+        p, opts = self.profile, state.options
+        s = shot.struck
+        kind = state.next_kind
+        fouls: set[Foul] = set()
+        rules: list[str] = []
+        notes_ = list(notes)
+        pos = dict(shot.start.positions)
+        placed = [e for e in shot.before if isinstance(e, BallPlaced) and e.ball == s and e.xy_mm is not None]
+        s_xy = shot.start.xy_mm or pos.get(s) or (placed[-1].xy_mm if placed else None)
+        if s not in state.table and s not in state.trough:
+            raise RulesError(f"{GAME}: shot {shot.index} strikes {s}, which is neither on the table nor in the trough")
+        on: set[str] = set(state.table) | {s}
+        break_off: BreakOff | None = None
+
+        if kind == BREAK_OFF:
+            rules.append("2b")
+            obj = "red" if "red" in state.trough and s != "red" else next(
+                (b for b in pos if b != s and b in state.trough and math.dist(pos[b], p.spots["break"]) <= opts.centre_tolerance_mm),
+                next(b for b in state.trough if b != s),
+            )
+            on.add(obj)
+            reasons = []
+            if s == "red":
+                reasons.append("2b b 3: red and white the wrong way round")
+            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
+                reasons.append(f"2b b 1: {s} not played from the centre of the D ({math.dist(s_xy, p.d_centre_mm):.0f} mm off)")
+            fc = first_contact(shot, s)
+            if fc is None or other(fc, s) != obj:
+                reasons.append(f"2b b 2: {s} did not touch the {obj}" + (" (played into space)" if fc is None else f" first (hit {other(fc, s)})"))
+            if reasons:
+                fouls.add(Foul.FOUL_BREAK)
+                notes_ += reasons
+            else:
+                break_off = self._break_off_directions(state.player, shot, s, obj, pos, fc)
+                run = state.break_offs[-3:]
+                if len(run) == 3 and all(break_off.same_as(b, opts.same_break_off_degrees) for b in run):
+                    fouls.add(Foul.SAME_BREAK_OFF)
+                    notes_.append("2b d: the same break-off a fourth time in a row")
+        elif kind == ENDGAME:
+            rules.append("2i")
+            last = state.in_play
+            if s not in last:
+                raise RulesError(f"{GAME}: endgame shot {shot.index} strikes {s}, but the last ball is {', '.join(last)}")
+            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
+                fouls.add(Foul.NOT_FROM_D_CENTRE)
+        else:
+            if kind == FROM_D:
+                if "red" in state.trough and s != "red":
+                    fouls.add(Foul.RED_NOT_PLAYED)
+                    notes_.append(f"2c c: {s} played while the red is in the trough")
+                elif s not in state.trough:
+                    fouls.add(Foul.WRONG_BALL)
+                    notes_.append(f"2c b: {s} taken from the table while the trough has a ball")
+            else:
+                nearest = self.nearest_to_baulk(state.table, opts.tie_mm)
+                if s not in nearest:
+                    fouls.add(Foul.WRONG_BALL)
+                    notes_.append(f"2c c: {s} played, but the ball nearest the baulk line is {' or '.join(nearest)}")
+            if s_xy is not None and not p.in_d(s_xy, opts.d_tolerance_mm):
+                fouls.add(Foul.NOT_FROM_D)
+            if first_contact(shot, s) is None:
+                fouls.add(Foul.MISS)
+
+        # pins (2h, 3a a, 3b a)
+        moved_pins: set[str] = set()
+        for e in shot.events:
+            if isinstance(e, (PinDown, PinMoved)):
+                try:
+                    pin = p.pin(e.pin)
+                except KeyError as err:
+                    raise RulesError(f"{GAME}: shot {shot.index}: {err.args[0]}") from None
+                moved_pins.add(pin.id)
+                if isinstance(e, PinDown):
+                    fouls.add(Foul.BLACK_PIN if pin.penalty == "entire_score" else Foul.PIN_DOWN)
+                    notes_.append(f"{'3a a' if pin.penalty == 'entire_score' else '3b a'}: the {pin.id} pin guarding {pin.guards} is down")
+
+        # the cue and hands (3b g, 3b q; 2e excuses hand events between shots)
+        excused = any(isinstance(e, Interference) for e in shot.before)
+        for e in shot.events:
+            if isinstance(e, CueContact):
+                fouls.add(Foul.DOUBLE_HIT if e.ball == s else Foul.TOUCHED)
+            elif isinstance(e, BallTouched):
+                fouls.add(Foul.TOUCHED)
+        if not excused and any(isinstance(e, BallTouched) and e.ball in state.table for e in shot.before):
+            fouls.add(Foul.TOUCHED)
+
+        # pots (2f, 2g, 2i g) and balls off the table (2d, 2i f)
+        counted: list[Pot] = []
+        replaced: list[Pot] = []
+        gone: dict[str, float] = {}
+        seen: set[str] = set()
+        contacts = [e for e in shot.events if isinstance(e, BallBall)]
+        legal_endgame_pot = False
+        for pot in pots_in_order(shot):
+            if pot.ball not in self.ball_order:
+                raise RulesError(f"{GAME}: shot {shot.index}: pot of unknown ball {pot.ball!r}")
+            if pot.ball not in on:
+                raise RulesError(f"{GAME}: shot {shot.index}: pot of {pot.ball}, which is not on the table")
+            if pot.ball in seen:
+                raise RulesError(f"{GAME}: shot {shot.index}: {pot.ball} is potted twice")
+            try:
+                p.hole(pot.pocket)
+            except KeyError as err:
+                raise RulesError(f"{GAME}: shot {shot.index}: {err.args[0]}") from None
+            seen.add(pot.ball)
+            moved = pot.ball == s or any(pot.ball in (c.a, c.b) and c.t_s <= pot.t_s for c in contacts)
+            if not moved or pot.edge_wait_s > opts.edge_wait_s:
+                replaced.append(pot)
+                continue
+            if kind == ENDGAME:
+                if pot.pocket not in self.endgame_holes:
+                    raise RulesError(f"{GAME}: endgame shot {shot.index}: hole {pot.pocket} is covered in the endgame (2i a)")
+                real = [c for c in cushions_before(shot, pot.t_s, pot.ball) if c.cushion != "scoreboard"]
+                if not real:
+                    fouls.add(Foul.ENDGAME_NO_CUSHION)
+                else:
+                    legal_endgame_pot = True
+            counted.append(pot)
+            gone[pot.ball] = pot.t_s
+        back = {e.ball: e.t_s for e in shot.events if isinstance(e, Returned)}
+        for e in shot.events:
+            if isinstance(e, OffTable):
+                if e.ball not in on:
+                    raise RulesError(f"{GAME}: shot {shot.index}: {e.ball} leaves the table but was not on it")
+                if kind == ENDGAME:
+                    fouls.add(Foul.ENDGAME_OFF_TABLE)
+                if back.get(e.ball, -1.0) < e.t_s and e.ball not in gone:
+                    fouls.add(Foul.OFF_TABLE)
+                    gone[e.ball] = e.t_s
+        if kind == ENDGAME:
+            if any(isinstance(e, BallCushion) and e.cushion == "scoreboard" for e in shot.events):
+                fouls.add(Foul.ENDGAME_SCOREBOARD)
+            if not counted and not any(isinstance(e, BallCushion) and e.ball == s and e.cushion != "scoreboard" for e in shot.events):
+                fouls.add(Foul.ENDGAME_NOT_OFF_CUSHION)
+        for e in shot.events:
+            if isinstance(e, BallCushion) and e.cushion not in self.cushion_ids and e.cushion != "scoreboard":
+                raise RulesError(f"{GAME}: shot {shot.index}: unknown cushion {e.cushion!r}")
+
+        # where everything rests; balls in baulk go back (3b f)
+        rest = dict(shot.end.positions) if shot.end is not None else {}
+        table: dict[str, XY] = {}
+        for b in self._sort(on):
+            if b in gone:
+                continue
+            xy = rest.get(b) or pos.get(b) or state.table.get(b) or s_xy or p.d_centre_mm
+            table[b] = xy
+        to_trough = dict(gone)
+        if shot.end is not None:
+            in_baulk = [b for b, xy in table.items() if b in rest and self.in_baulk(xy)]
+            if in_baulk:
+                fouls.add(Foul.BAULK)
+                notes_.append(f"3b f: {', '.join(in_baulk)} at rest in baulk")
+                for b in in_baulk:
+                    to_trough[b] = shot.end.t_s
+                    del table[b]
+        clock = state.clock_start_t_s if state.clock_start_t_s is not None else (shot.t_s if kind == BREAK_OFF else None)
+        return _Outcome(
+            kind=kind, struck=s, fouls=_ordered(fouls), counted=tuple(counted), replaced=tuple(replaced),
+            table=MappingProxyType(table), to_trough=tuple(to_trough.items()), notes=tuple(notes_), rules=tuple(rules),
+            moved_pins=frozenset(moved_pins), break_off=break_off, clock_start_t_s=clock, legal_endgame_pot=legal_endgame_pot,
+        )
+
+    def _break_off_directions(self, player: str, shot: Shot, white: str, red: str, pos: Mapping[str, XY], contact: BallBall) -> BreakOff:
+        """2b d: the direction each ball leaves in (see the module docstring)."""
+        red_start = pos.get(red) or self.profile.spots["break"]
+        white_start = contact.xy_mm or pos.get(white)
+        return BreakOff(
+            player,
+            self._leave_deg(shot, white, white_start, contact.t_s),
+            self._leave_deg(shot, red, red_start, contact.t_s),
+        )
+
+    @staticmethod
+    def _leave_deg(shot: Shot, ball: str, start: XY | None, after_t_s: float) -> float | None:
+        if start is None:
+            return None
+        target = None
+        for e in shot.events:
+            if e.t_s <= after_t_s or getattr(e, "xy_mm", None) is None:
+                continue
+            if isinstance(e, BallBall) and ball in (e.a, e.b) or isinstance(e, (BallCushion, Pot, OffTable)) and e.ball == ball:
+                target = e.xy_mm
+                break
+        if target is None and shot.end is not None:
+            target = shot.end.positions.get(ball)
+        if target is None or math.dist(target, start) < 1.0:
+            return None
+        return math.degrees(math.atan2(target[1] - start[1], target[0] - start[0]))
+
+    # ---- scoring and the next state -------------------------------------------------------------------
+    def _bar_down_at(self, state: State, clock_start: float | None, t_s: float) -> bool:
+        if state.bar_down:
+            return True
+        return clock_start is not None and t_s >= clock_start + state.options.clock_minutes * 60.0
+
+    def _score(self, state: State, shot: Shot, o: _Outcome, current: State, mode: str | None, extra: tuple[Foul, ...],
+               origin: State) -> BarBilliardsDecision:
+        p = self.profile
+        player = state.player
+        side = state.side_of(player)
+        fouls = o.fouls
+        foul = bool(fouls)
+        entire = any(f in ENTIRE_SCORE for f in fouls)
+        rules = list(o.rules)
+        pots_txt = []
+        points = 0
+        for pot in o.counted:
+            pts = self.points_of(pot.ball, pot.pocket)
+            points += pts
+            pots_txt.append(f"{pot.ball} {pot.pocket} +{pts}")
+        for pot in o.replaced:
+            why = "2f b: dropped after the edge wait" if pot.edge_wait_s > state.options.edge_wait_s else "2f a: it had not moved"
+            pots_txt.append(f"{pot.ball} {pot.pocket} replaced ({why})")
+            rules.append("2f")
+        table = dict(o.table)
+        to_trough = list(o.to_trough)
+        end_t = shot.end.t_s if shot.end is not None else shot.events[-1].t_s
+
+        if o.kind == ENDGAME and foul:
+            # the last ball stays in play for the opponent's endgame shot (module docstring)
+            table = {o.struck: p.d_centre_mm}
+            to_trough = [(b, t) for b, t in to_trough if b != o.struck]
+
+        banked = dict(state.banked)
+        lost_break = lost_banked = banked_now = 0
+        continues = not foul and bool(o.counted) and o.kind != ENDGAME
+        if foul:
+            lost_break = state.break_score + points
+            points = 0
+            if entire:
+                lost_banked = banked[side]
+                banked[side] = 0
+            break_score = 0
+            rules += [RULE_OF[f] for f in fouls]
+        elif continues:
+            break_score = state.break_score + points
+            rules += ["2c a", "2g"]
+        else:
+            break_score = 0
+            banked_now = state.break_score + points
+            banked[side] += banked_now
+            rules += ["2c d", "2g"] if o.kind != ENDGAME else ["2i b", "2g"]
+        visit_over = not continues
+
+        # pins are reset at the end of a visit; a ball on a pin's spot goes back (2h a)
+        moved = state.pins_moved | o.moved_pins
+        if visit_over and o.kind != ENDGAME:
+            r = p.ball_radius_mm
+            for pin_id in sorted(moved):
+                pin = p.pin(pin_id)
+                for b, xy in list(table.items()):
+                    if math.dist(xy, pin.xy_mm) < pin.radius_mm + r:
+                        del table[b]
+                        to_trough.append((b, end_t))
+                        rules.append("2h a")
+            moved = frozenset()
+
+        # the trough and the clock (2g, 2i)
+        trough = set(state.trough) - set(o.table) - {b for b, _ in o.to_trough} - {o.struck} - set(table)
+        out = set(state.out)
+        for b, t in to_trough:
+            (out if self._bar_down_at(state, o.clock_start_t_s, t) else trough).add(b)
+        bar_down = self._bar_down_at(state, o.clock_start_t_s, end_t)
+        if bar_down and not state.bar_down:
+            rules.append("2g")
+
+        next_player = player if continues else state.next_after(player)
+        after = replace(
+            state,
+            player=next_player, banked=MappingProxyType(banked), break_score=break_score, table=MappingProxyType(table),
+            trough=self._sort(trough), out=self._sort(out), pins_moved=frozenset(moved),
+            break_offs=(state.break_offs + (o.break_off,))[-3:] if continues and o.break_off is not None else (),
+            clock_start_t_s=o.clock_start_t_s, bar_down=bar_down,
+            awaiting_rebreak=Foul.FOUL_BREAK in fouls, shots=state.shots + 1,
+        )
+
+        # the end of the frame (2i)
+        end_note = ""
+        remaining = after.in_play
+        if o.legal_endgame_pot and not foul:
+            after, end_note = self._end_frame(after, side, break_score, "2i g: the endgame ball is potted")
+            rules.append("2i g")
+        elif bar_down and not remaining:
+            after, end_note = self._end_frame(after, side, break_score, "2i: every ball is potted")
+            rules.append("2i")
+        elif bar_down and len(remaining) == 1 and not after.endgame:
+            scores = dict(after.banked)
+            scores[side] += break_score
+            gap = abs(scores[after.sides[0]] - scores[after.sides[1]])
+            limit = ENDGAME_GAP_RED if remaining[0] == "red" else ENDGAME_GAP
+            rules.append("2i")
+            if gap <= limit:
+                after = replace(after, endgame=True)
+                end_note = f"2i: one ball left ({remaining[0]}), gap {gap} <= {limit}: endgame; {after.player} plays it from the centre of the D off a cushion"
+            else:
+                after, end_note = self._end_frame(after, side, break_score, f"2i: one ball left ({remaining[0]}), gap {gap} > {limit}: the frame is over")
+                after = replace(after, endgame_invocable=True)
+
+        if after.frame_over:
+            banked_now += after.banked[side] - banked[side] if not foul else 0
+            visit_over = True
+
+        after = replace(after, seq=current.seq + 1, last_shot=shot, undo=_strip(origin),
+                        last_mode=mode, last_extra=extra, pending=None, pending_shot=None)
+        text = self._explain(state, o, fouls, points, break_score, banked_now, lost_break, lost_banked, after, end_note, pots_txt)
+        return self._decision(
+            after, shot.t_s, shot.index, player, fouls, text, tuple(dict.fromkeys(rules)), current,
+            points=points, pots=tuple(pots_txt), banked_now=banked_now, lost_break=lost_break, lost_banked=lost_banked,
+            visit_over=visit_over,
+        )
+
+    def _end_frame(self, state: State, side: str, break_score: int, why: str) -> tuple[State, str]:
+        banked = dict(state.banked)
+        banked[side] += break_score
+        a, b = state.sides
+        winner = a if banked[a] > banked[b] else b if banked[b] > banked[a] else None
+        result = f"{winner} wins {banked[winner]}-{min(banked.values())}" if winner else f"shared at {banked[a]}-{banked[b]}"
+        return replace(state, banked=MappingProxyType(banked), break_score=0, frame_over=True, winner=winner, endgame=False), f"{why}; {result}"
+
+    def _explain(self, state: State, o: _Outcome, fouls, points, break_score, banked_now, lost_break, lost_banked,
+                 after: State, end_note: str, pots_txt) -> str:
+        who = state.player
+        parts = []
+        if fouls:
+            names = ", ".join(f"{f.value} ({RULE_OF[f]})" for f in fouls)
+            loss = f"{who} loses the break of {lost_break}"
+            if lost_banked or any(f in ENTIRE_SCORE for f in fouls):
+                loss += f" and the entire banked score of {lost_banked} (3a)"
+            parts.append(f"foul: {names} - {loss}")
+        elif o.counted:
+            parts.append(f"{', '.join(pots_txt)}" + (f"; break {break_score}" if o.kind != ENDGAME else ""))
+        else:
+            parts.append("no pot" + (f"; {who} banks {banked_now}" if banked_now else ""))
+        parts += list(o.notes)
+        if o.replaced and not fouls:
+            parts += [t for t in pots_txt if "replaced" in t]
+        if end_note:
+            parts.append(end_note)
+        elif after.awaiting_rebreak:
+            parts.append(f"{after.player} chooses: re-break or play on (2b b)")
+        else:
+            parts.append(f"{after.player} {'plays on' if after.player == who else 'to play'}: {_next_text(after)}")
+        score = ", ".join(f"{k} {v}" for k, v in after.banked.items())
+        return f"bar billiards {', '.join(dict.fromkeys([*o.rules, *(RULE_OF[f] for f in fouls)])) or ('2c' if o.counted else '2c d')}: " + "; ".join(parts) + f" [banked: {score}]"
+
+    def _decision(self, after: State, t_s: float, shot: int | None, player: str | None, fouls, text: str, rules, current: State,
+                  **kw: Any) -> BarBilliardsDecision:
+        kind = after.next_kind if not after.frame_over else None
+        return BarBilliardsDecision(
+            t_s=t_s, shot=shot, player=player, fouls=tuple(fouls),
+            penalty=_penalty_text(fouls, kw.get("lost_break", 0), kw.get("lost_banked", 0)),
+            next_player=None if after.frame_over else after.player, frame_over=after.frame_over, winner=after.winner,
+            match_over=after.frame_over, match_winner=after.winner, explanation=text, rules=tuple(rules),
+            break_score=after.break_score, banked=after.banked, trough=after.trough, out=after.out,
+            bar_down=after.bar_down, endgame=after.endgame, next_kind=kind, next_ball=_next_ball(after) if kind else None,
+            basis=current.seq, after=after, **kw,
+        )
+
+    def advance(self, state: State, decision: Decision) -> State:
+        """The state after a decision (a pending one only stores its question)."""
+        if not isinstance(decision, BarBilliardsDecision) or decision.after is None:
+            raise RulesError(f"{GAME}: advance needs a decision made by this engine")
+        if decision.basis != state.seq:
+            raise RulesError(f"{GAME}: the decision was made on another state (step {decision.basis}, this state is at step {state.seq})")
+        return decision.after
+
+    # ---- operator inputs ---------------------------------------------------------------------------
+    def on_input(self, state: State, event: OperatorInput) -> BarBilliardsDecision | None:
+        """Inputs that act at once; the others (nomination, warning...) do nothing in bar billiards."""
+        if isinstance(event, Answer):
+            return self._answer(state, event)
+        if isinstance(event, Override):
+            return self._override(state, event)
+        if isinstance(event, OperatorFoul):
+            return self._operator_foul(state, event)
+        if isinstance(event, RebreakChoice):
+            if not state.awaiting_rebreak:
+                raise RulesError(f"{GAME}: rebreak_choice at {event.t_s:g} s, but there was no foul break to choose after (2b b)")
+            after = self._rebreak(state) if event.choice == "rebreak" else replace(state, awaiting_rebreak=False)
+            return self._input_decision(state, after, event, f"bar billiards 2b b: {state.player} chooses to {'re-break' if event.choice == 'rebreak' else 'play on'}; {_next_text(after)}", ("2b b",))
+        if isinstance(event, BarDropped):
+            if state.bar_down or state.frame_over:
+                return None
+            after = replace(state, bar_down=True)
+            return self._input_decision(state, after, event, "bar billiards 2g, 2i: the bar has dropped - potted balls no longer return to the trough", ("2g", "2i"))
+        if isinstance(event, InvokeEndgame):
+            return self._invoke_endgame(state, event)
+        if isinstance(event, Concession):
+            if state.frame_over:
+                raise RulesError(f"{GAME}: {event.player} concedes at {event.t_s:g} s, after the frame ended")
+            side = state.side_of(event.player)
+            banked = dict(state.banked)
+            lost = banked[side]
+            banked[side] = 0
+            winner = next(s for s in state.sides if s != side)
+            after = replace(state, banked=MappingProxyType(banked), break_score=0, frame_over=True, winner=winner)
+            return self._input_decision(
+                state, after, event, f"bar billiards 3a d: {event.player} forfeits the frame and loses the entire score of {lost}; {winner} wins",
+                ("3a d",), fouls=(Foul.UNSPORTING,), player=event.player, lost_banked=lost,
+            )
+        log.debug("bar billiards ignores operator input %s at %.2f s", event.kind, event.t_s)
+        return None
+
+    def _input_decision(self, state: State, after: State, event: OperatorInput, text: str, rules, *, fouls=(), player=None,
+                        lost_break: int = 0, lost_banked: int = 0, keep_undo: bool = False) -> BarBilliardsDecision:
+        after = replace(after, seq=state.seq + 1)
+        if not keep_undo:
+            after = replace(after, undo=None, last_shot=None)
+        return self._decision(after, event.t_s, None, player or state.player, fouls, text, rules, state,
+                              lost_break=lost_break, lost_banked=lost_banked, visit_over=after.player != state.player)
+
+    def _answer(self, state: State, event: Answer) -> BarBilliardsDecision:
+        q = state.pending
+        if q is None or event.question != q.id:
+            raise RulesError(f"{GAME}: answer to question {event.question!r}, but the open question is {q.id if q else 'none'!r}")
+        if event.answer not in q.options:
+            raise RulesError(f"{GAME}: answer {event.answer!r} to {q.id}: choose one of {', '.join(q.options)}")
+        base = replace(state, pending=None, pending_shot=None)
+        return self._judge(base, state.pending_shot, mode=event.answer, extra=(), forced=None, current=state)
+
+    def _rejudge(self, state: State, extra: tuple[Foul, ...], forced: tuple[Foul, ...] | None, event: OperatorInput, label: str) -> BarBilliardsDecision:
+        d = self._judge(state.undo, state.last_shot, mode=state.last_mode or "confirm", extra=extra, forced=forced, current=state)
+        return replace(d, t_s=event.t_s, explanation=f"{label}: {d.explanation}")
+
+    def _override(self, state: State, event: Override) -> BarBilliardsDecision:
+        note = f" ({event.note})" if event.note else ""
+        if event.field == "fouls":
+            if state.last_shot is None or state.undo is None:
+                raise RulesError(f"{GAME}: override of fouls at {event.t_s:g} s: there is no shot call to replace")
+            forced = tuple(_foul_named(v.strip()) for v in event.value.split(",") if v.strip() and v.strip().lower() != "none")
+            return self._rejudge(state, (), _ordered(forced), event, f"override{note}")
+        if event.field == "banked":
+            banked = dict(state.banked)
+            for part in event.value.split(","):
+                name, _, value = part.partition("=")
+                name = name.strip()
+                if name not in banked or not value.strip().lstrip("-").isdigit():
+                    raise RulesError(f"{GAME}: override banked {event.value!r}: write side=points for sides {', '.join(banked)}")
+                banked[name] = int(value)
+            after = replace(state, banked=MappingProxyType(banked))
+            return self._input_decision(state, after, event, f"override{note}: banked scores set to {event.value}", ())
+        if event.field == "next_player":
+            if event.value not in state.players:
+                raise RulesError(f"{GAME}: override next_player {event.value!r}: not a player ({', '.join(state.players)})")
+            after = replace(state, player=event.value, break_score=0 if event.value != state.player else state.break_score)
+            return self._input_decision(state, after, event, f"override{note}: {event.value} to play", ())
+        raise RulesError(f"{GAME}: override field {event.field!r} is not one bar billiards accepts (fouls, banked, next_player)")
+
+    def _operator_foul(self, state: State, event: OperatorFoul) -> BarBilliardsDecision:
+        foul = _foul_named(event.rule)
+        side = state.side_of(event.player)
+        if state.last_shot is not None and state.undo is not None and state.undo.player == event.player:
+            extra = state.last_extra + (foul,)
+            return self._rejudge(state, extra, None, event, f"operator foul {RULE_OF[foul]}" + (f" ({event.note})" if event.note else ""))
+        if state.frame_over:
+            raise RulesError(f"{GAME}: operator foul at {event.t_s:g} s after the frame ended, not on its last shot")
+        banked = dict(state.banked)
+        lost_banked = 0
+        if foul in ENTIRE_SCORE:
+            lost_banked = banked[side]
+            banked[side] = 0
+        if event.player == state.player:
+            lost_break = state.break_score
+            after = replace(state, banked=MappingProxyType(banked), break_score=0, player=state.next_after(state.player),
+                            pins_moved=frozenset(), break_offs=())
+            text = f"bar billiards {RULE_OF[foul]}: foul {foul.value} by {event.player} - loses the break of {lost_break}" + (
+                f" and the entire score of {lost_banked}" if foul in ENTIRE_SCORE else "") + f"; {after.player} to play: {_next_text(after)}"
+        else:
+            lost_break = 0
+            after = replace(state, banked=MappingProxyType(banked))
+            text = f"bar billiards {RULE_OF[foul]}: foul {foul.value} by {event.player}, who is not at the table" + (
+                f" - loses the entire score of {lost_banked}" if foul in ENTIRE_SCORE else " - no break to lose")
+        return self._input_decision(state, after, event, text, (RULE_OF[foul],), fouls=(foul,), player=event.player,
+                                    lost_break=lost_break, lost_banked=lost_banked)
+
+    def _invoke_endgame(self, state: State, event: InvokeEndgame) -> BarBilliardsDecision:
+        if not state.endgame_invocable:
+            raise RulesError(f"{GAME}: {event.player} invokes the endgame at {event.t_s:g} s, but the frame did not end with one ball left over the gap (2i)")
+        if state.side_of(event.player) != state.winner:
+            raise RulesError(f"{GAME}: only the leader ({state.winner}) may invoke the endgame (2i), not {event.player}")
+        after = replace(state, frame_over=False, winner=None, endgame=True, endgame_invocable=False)
+        return self._input_decision(state, after, event, f"bar billiards 2i: {event.player} invokes the endgame; {after.player} plays the last ball from the centre of the D off a cushion", ("2i",), player=event.player)
+
+
+# ---- helpers ---------------------------------------------------------------------------------------------
+
+
+def _strip(state: State) -> State:
+    return replace(state, undo=None, last_shot=None, pending=None, pending_shot=None)
+
+
+def _foul_named(rule: str) -> Foul:
+    key = " ".join(rule.lower().replace("bar billiards", "").replace("(", " ").replace(")", " ").split())
+    if key in OPERATOR_RULES:
+        return OPERATOR_RULES[key]
+    try:
+        return Foul(key.replace(" ", "_"))
+    except ValueError:
+        raise RulesError(
+            f"{GAME}: unknown foul {rule!r}: give a rule ({', '.join(OPERATOR_RULES)}) or a foul ({', '.join(f.value for f in Foul)})"
+        ) from None
+
+
+def _penalty_text(fouls, lost_break: int, lost_banked: int) -> str | None:
+    if not fouls:
+        return None
+    if any(f in ENTIRE_SCORE for f in fouls):
+        return f"loss of the entire score ({lost_banked} banked + {lost_break} break)"
+    return f"loss of the break ({lost_break})"
+
+
+def _next_ball(state: State) -> str | None:
+    kind = state.next_kind
+    if kind == BREAK_OFF:
+        return "red" if "red" in state.trough else None
+    if kind == FROM_D:
+        return "red" if "red" in state.trough else "white"
+    if kind == ENDGAME:
+        return state.in_play[0] if state.in_play else None
+    return None
+
+
+def _next_text(state: State) -> str:
+    kind = state.next_kind
+    if kind == BREAK_OFF:
+        return "break-off (red on the spot, a white from the centre of the D)"
+    if kind == FROM_D:
+        return "the red from the trough, in the D" if "red" in state.trough else "a white from the trough, in the D"
+    if kind == ENDGAME:
+        return "the endgame ball from the centre of the D"
+    return "the ball nearest the baulk line, in the D"
+
+
+def _describe(e: Event) -> str:
+    fields_ = [str(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name in ("ball", "a", "b", "pocket", "cushion", "pin")]
+    return " ".join([e.kind, *fields_])
+
+
+# ---- the Norwich league match (rules 4-8) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueFrame:
+    """One frame of a league match: who plays it, which team referees it (6), and its score."""
+
+    number: int  # 1-6 singles, 7-9 doubles
+    kind: str  # "singles" | "doubles"
+    home: tuple[str, ...]
+    away: tuple[str, ...]
+    referee: str  # "home" | "away": the home team referees frame 1, then the teams alternate (6)
+    notes: tuple[str, ...] = ()  # how a five-player team's extra name was drawn (8 b, 8 c)
+    home_score: int | None = None
+    away_score: int | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The engine's player order: home first (A1 B1 A2 B2 in doubles)."""
+        if self.kind == "singles":
+            return (self.home[0], self.away[0])
+        return (self.home[0], self.away[0], self.home[1], self.away[1])
+
+    @property
+    def result(self) -> str | None:
+        """``home``, ``away``, ``shared`` (equal scores, 2i) or None before it is played."""
+        if self.home_score is None or self.away_score is None:
+            return None
+        if self.home_score == self.away_score:
+            return "shared"
+        return "home" if self.home_score > self.away_score else "away"
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueMatch:
+    """A Norwich league match: six singles frames then three doubles (6), drawn with a seeded RNG."""
+
+    home_team: str
+    away_team: str
+    home_players: tuple[str, ...]
+    away_players: tuple[str, ...]
+    seed: int
+    clock_minutes: float
+    frames: tuple[LeagueFrame, ...]
+
+    def record(self, number: int, home_score: int, away_score: int) -> "LeagueMatch":
+        """The match with frame ``number``'s final score written on the scorecard (7 e)."""
+        if not 1 <= number <= len(self.frames):
+            raise RulesError(f"{GAME} league: there is no frame {number} (frames 1-{len(self.frames)})")
+        for v in (home_score, away_score):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise RulesError(f"{GAME} league: frame {number}: scores must be whole points, zero or more; got {v!r}")
+        frame = self.frames[number - 1]
+        frames = list(self.frames)
+        frames[number - 1] = replace(frame, home_score=home_score, away_score=away_score)
+        return replace(self, frames=tuple(frames))
+
+    def record_state(self, number: int, state: State) -> "LeagueMatch":
+        """Record a finished frame from the engine's final state (players in :attr:`LeagueFrame.players` order)."""
+        frame = self.frames[number - 1] if 1 <= number <= len(self.frames) else None
+        if frame is None:
+            raise RulesError(f"{GAME} league: there is no frame {number}")
+        if not state.frame_over:
+            raise RulesError(f"{GAME} league: frame {number} is not over yet")
+        if state.players != frame.players:
+            raise RulesError(f"{GAME} league: frame {number} is {frame.players}, the state is of {state.players}")
+        home_side, away_side = state.sides
+        return self.record(number, state.banked[home_side], state.banked[away_side])
+
+    @property
+    def frames_won(self) -> Mapping[str, float]:
+        """Frames won by each team; a shared frame counts a half to each."""
+        won = {"home": 0.0, "away": 0.0}
+        for f in self.frames:
+            if f.result == "shared":
+                won["home"] += 0.5
+                won["away"] += 0.5
+            elif f.result is not None:
+                won[f.result] += 1.0
+        return MappingProxyType(won)
+
+    @property
+    def over(self) -> bool:
+        return all(f.result is not None for f in self.frames)
+
+    @property
+    def winner(self) -> str | None:
+        """The winning team's name once every frame is recorded (None while unfinished or level)."""
+        if not self.over:
+            return None
+        won = self.frames_won
+        if won["home"] == won["away"]:
+            return None
+        return self.home_team if won["home"] > won["away"] else self.away_team
+
+
+def _draw_team(players: tuple[str, ...], team: str, opponent: str, rng: np.random.Generator) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], dict[int, str]]:
+    """Singles (6 names) and doubles (3 pairs) for one team; a team of five follows rule 8 a-c."""
+    notes: dict[int, str] = {}
+    hat = [players[i] for i in rng.permutation(len(players))]
+    singles = [(name,) for name in hat[:6]]
+    hat = [players[i] for i in rng.permutation(len(players))]
+    pairs = [tuple(hat[i:i + 2]) for i in range(0, 6, 2)]
+    if len(players) == 5:
+        # 8 b: the sixth singles frame: all five names back in the hat, one drawn by the opponents
+        extra = players[int(rng.integers(len(players)))]
+        singles.append((extra,))
+        notes[6] = f"8 b: {opponent} drew {extra} from {team}'s five names"
+        # 8 c: the third doubles frame: the player who played twice in the singles is left out
+        half = pairs[2]
+        pool = [p for p in players if p != extra and p not in half]
+        partner = pool[int(rng.integers(len(pool)))]
+        pairs[2] = half + (partner,)
+        notes[9] = f"8 c: {opponent} drew {partner} from {team}'s names (without {extra}, who played two singles)"
+    return singles, pairs, notes
+
+
+def draw_league_match(home_team: str, home_players: Sequence[str], away_team: str, away_players: Sequence[str],
+                      seed: int, clock_minutes: float = 15.0) -> LeagueMatch:
+    """Draw a league match (6, 8): six singles then three doubles, names drawn from a hat.
+
+    Each team needs at least five players (8); a team of five plays under 8 a-c. The draw is
+    reproducible from ``seed``; the clock must be 14 to 18 minutes (5).
+    """
+    if not 14.0 <= clock_minutes <= 18.0:
+        raise RulesError(f"{GAME} league: the game clock must be between 14 and 18 minutes (rule 5), got {clock_minutes:g}")
+    teams = ((home_team, tuple(home_players)), (away_team, tuple(away_players)))
+    for name, players in teams:
+        if len(set(players)) != len(players):
+            raise RulesError(f"{GAME} league: {name} lists a player twice: {players}")
+        if len(players) < 5:
+            raise RulesError(f"{GAME} league: {name} has {len(players)} players; a match needs at least five a side (rule 8)")
+    if set(home_players) & set(away_players):
+        raise RulesError(f"{GAME} league: {', '.join(sorted(set(home_players) & set(away_players)))} cannot play for both teams")
+    rng = np.random.default_rng(seed)
+    hs, hd, hn = _draw_team(teams[0][1], home_team, away_team, rng)
+    as_, ad, an = _draw_team(teams[1][1], away_team, home_team, rng)
+    frames = []
+    for i in range(9):
+        number = i + 1
+        kind = "singles" if i < 6 else "doubles"
+        home = hs[i] if i < 6 else hd[i - 6]
+        away = as_[i] if i < 6 else ad[i - 6]
+        notes = tuple(n for n in (hn.get(number), an.get(number)) if n)
+        frames.append(LeagueFrame(number, kind, home, away, "home" if number % 2 else "away", notes))
+    return LeagueMatch(home_team, away_team, teams[0][1], teams[1][1], seed, clock_minutes, tuple(frames))
