@@ -80,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the one place that turns errors into messages
         if args.debug:
             raise
-        if isinstance(e, (UserError, ValueError, OSError)):
+        from cueref.video import VideoError  # imported late: most commands never touch video
+
+        if isinstance(e, (UserError, ValueError, OSError, VideoError)):
             print(f"cueref {args.command}: error: {e}", file=sys.stderr)
             return 1
         print(

@@ -65,3 +65,35 @@ def test_profile_list_and_show():
 def test_events_check_the_documented_example():
     r = cueref("events", "check", "docs/examples/ficha-two-shots.jsonl")
     assert r.returncode == 0 and "valid, 9 events" in r.stdout
+
+
+def test_referee_says_which_stage_is_missing(tmp_path):
+    import numpy as np
+
+    from cueref.video import VideoWriter
+
+    clip = tmp_path / "clip.mp4"
+    with VideoWriter(clip, fps=30) as w:
+        for i in range(5):
+            w.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    r = cueref("referee", str(clip), "--game", "ficha")
+    assert "Traceback" not in r.stderr
+    from cueref.commands.referee import missing_stages
+
+    if missing_stages():
+        assert r.returncode == 2
+        assert "opens and decodes (64x48)" in r.stdout and "cueref judge" in r.stdout
+
+
+@pytest.mark.parametrize("content, message", [(b"", "not a video"), (b"hello, not a video", "not a video")])
+def test_referee_refuses_a_file_that_is_not_a_video(tmp_path, content, message):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(content)
+    r = cueref("referee", str(bad), "--game", "ficha")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert str(bad) in r.stderr
+
+
+def test_referee_checks_options_before_reading_video(tmp_path):
+    r = cueref("referee", str(tmp_path / "x.mp4"), "--game", "ficha", "--option", "no_such_option=1")
+    assert r.returncode == 1 and "unknown option(s) no_such_option" in r.stderr
