@@ -720,7 +720,7 @@ class BarBilliardsRules:
         lost_break = lost_banked = banked_now = 0
         continues = not foul and bool(o.counted) and o.kind != ENDGAME
         if foul:
-            lost_break = state.break_score + points
+            lost_break = state.break_score  # the shot's own pots never count
             points = 0
             if entire:
                 lost_banked = banked[side]

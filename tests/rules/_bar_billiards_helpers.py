@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from calibration.table import resolve_profile
-from rules.bar_billiards import BarBilliardsDecision, BarBilliardsRules, State
+from rules.bar_billiards import BREAK_OFF, ENDGAME, BarBilliardsDecision, BarBilliardsRules, State
 from rules.base import Shot
 from tracking.events import (
     AtRest,
@@ -69,7 +69,8 @@ def _event(step: Any, t: float) -> Event:
     if kind == "hit":
         return BallBall(t_s=t, a=args[0], b=args[1], xy_mm=args[2] if len(args) > 2 else None)
     if kind == "pot":
-        return Pot(t_s=t, ball=args[0], pocket=args[1], xy_mm=PROFILE.hole(args[1]).xy_mm, edge_wait_s=args[2] if len(args) > 2 else 0.0)
+        xy = next((h.xy_mm for h in PROFILE.holes if h.id == args[1]), None)
+        return Pot(t_s=t, ball=args[0], pocket=args[1], xy_mm=xy, edge_wait_s=args[2] if len(args) > 2 else 0.0)
     if kind == "cushion":
         return BallCushion(t_s=t, ball=args[0], cushion=args[1], xy_mm=args[2] if len(args) > 2 else None)
     if kind == "down":
@@ -90,15 +91,15 @@ def _event(step: Any, t: float) -> Event:
 def make_shot(st: State, ball: str, *steps: Any, at: tuple[float, float] | None = None, positions: Mapping[str, Any] | None = None,
               rest: Mapping[str, Any] | None = None, before: Iterable[Event] = (), t0: float | None = None,
               end: bool = True) -> Shot:
-    """A shot striking ``ball`` (placed at ``at``, default: inside the D unless it is on the table).
+    """A shot striking ``ball`` placed at ``at`` (default: the D's centre for a break-off or the endgame,
+    else inside the D).
 
     Rest positions: the table as it was, minus balls potted or gone off the table, with the struck
     ball (if it stayed up) on the first free neutral place; ``rest`` overrides any of them."""
     t0 = 10.0 + 10.0 * st.shots if t0 is None else t0
     start = dict(st.table)
     start.update({b: (float(x), float(y)) for b, (x, y) in (positions or {}).items()})
-    if at is not None or ball not in start:
-        start[ball] = at or IN_D
+    start[ball] = at or (D_CENTRE if st.next_kind in (BREAK_OFF, ENDGAME) else IN_D)  # the struck ball is always placed in the D
     events: list[Event] = [ShotStart(t_s=t0, ball=ball, xy_mm=start[ball], positions=start)]
     t = t0
     for step in steps:
