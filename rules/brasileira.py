@@ -291,6 +291,12 @@ class BrasileiraDecision(Decision):
     amends: bool = False
     facts: ShotFacts | None = field(default=None, repr=False, compare=False)
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of the call (the shot's facts, an internal record, left out)."""
+        out = Decision.to_dict(self)
+        out.pop("facts", None)
+        return out
+
 
 def _rules(*numbers: str) -> tuple[str, ...]:
     out: list[str] = []

@@ -647,6 +647,32 @@ def test_replay_of_a_hand_written_log():
     assert steps[-1].state.mode is Mode.BONUS and "yellow" not in steps[-1].state.on_table
 
 
+def test_cueref_judge_with_a_calls_file(tmp_path, capsys):
+    """``cueref judge`` merges a separate calls file (the nominations and the play-again request)
+    into the camera's log and reproduces the expected calls."""
+    from cueref.cli import main
+    from tracking.events import OperatorInput, write_events
+
+    header, events = read_events(DATA / "brasileira_rulebook.jsonl")
+    camera, calls = tmp_path / "camera.jsonl", tmp_path / "calls.jsonl"
+    write_events(camera, [e for e in events if not isinstance(e, OperatorInput)], header)
+    write_events(calls, [e for e in events if isinstance(e, OperatorInput)])
+    expected = tmp_path / "expected.json"
+    expected.write_text(json.dumps({"expected_decisions": [
+        {"shot": 0, "fouls": [], "next_player": "Bia"},
+        {"shot": 3, "fouls": ["penalty_missed"], "next_player": "Ana"},
+        {"shot": 4, "fouls": ["wrong_pocket"], "next_player": "Ana"},
+        {"shot": 5, "fouls": [], "next_player": "Ana", "frame_over": False},
+    ]}))
+    out = tmp_path / "decisions.jsonl"
+    assert main(["judge", str(camera), "--calls", str(calls), "--check", str(expected), "--json", str(out)]) == 0
+    assert "all expected decisions" in capsys.readouterr().out
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 7 and "facts" not in rows[0] and rows[4]["explanation"].startswith("brasileira 13.4")
+    assert main(["judge", str(camera), "--check", str(expected)]) == 1  # without the nominations: refused
+    assert "has no nomination" in capsys.readouterr().err
+
+
 # ---- properties ---------------------------------------------------------------------------------------------
 
 POCKETS = tuple(p.id for p in PROFILE.pockets)
