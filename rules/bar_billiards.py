@@ -618,8 +618,8 @@ class BarBilliardsRules:
                 if e.ball not in on:
                     raise RulesError(f"{GAME}: shot {shot.index}: {e.ball} leaves the table but was not on it")
                 if kind == ENDGAME:
-                    fouls.add(Foul.ENDGAME_OFF_TABLE)
-                if back.get(e.ball, -1.0) < e.t_s and e.ball not in gone:
+                    fouls.add(Foul.ENDGAME_OFF_TABLE)  # back or not (2i f); the ball stays in play
+                elif back.get(e.ball, -1.0) < e.t_s and e.ball not in gone:
                     fouls.add(Foul.OFF_TABLE)
                     gone[e.ball] = e.t_s
         if kind == ENDGAME:
@@ -797,9 +797,10 @@ class BarBilliardsRules:
 
         after = replace(after, seq=current.seq + 1, last_shot=shot, undo=_strip(origin),
                         last_mode=mode, last_extra=extra, pending=None, pending_shot=None)
-        text = self._explain(state, o, fouls, points, break_score, banked_now, lost_break, lost_banked, after, end_note, pots_txt)
+        rules_ = tuple(dict.fromkeys(rules))
+        text = self._explain(state, o, fouls, rules_, break_score, banked_now, lost_break, lost_banked, after, end_note, pots_txt)
         return self._decision(
-            after, shot.t_s, shot.index, player, fouls, text, tuple(dict.fromkeys(rules)), current,
+            after, shot.t_s, shot.index, player, fouls, text, rules_, current,
             points=points, pots=tuple(pots_txt), banked_now=banked_now, lost_break=lost_break, lost_banked=lost_banked,
             visit_over=visit_over,
         )
@@ -812,7 +813,7 @@ class BarBilliardsRules:
         result = f"{winner} wins {banked[winner]}-{min(banked.values())}" if winner else f"shared at {banked[a]}-{banked[b]}"
         return replace(state, banked=MappingProxyType(banked), break_score=0, frame_over=True, winner=winner, endgame=False), f"{why}; {result}"
 
-    def _explain(self, state: State, o: _Outcome, fouls, points, break_score, banked_now, lost_break, lost_banked,
+    def _explain(self, state: State, o: _Outcome, fouls, rules, break_score, banked_now, lost_break, lost_banked,
                  after: State, end_note: str, pots_txt) -> str:
         who = state.player
         parts = []
@@ -834,9 +835,32 @@ class BarBilliardsRules:
         elif after.awaiting_rebreak:
             parts.append(f"{after.player} chooses: re-break or play on (2b b)")
         else:
-            parts.append(f"{after.player} {'plays on' if after.player == who else 'to play'}: {_next_text(after)}")
+            parts.append(f"{after.player} {'plays on' if after.player == who else 'to play'}: {self._next_text(after)}")
         score = ", ".join(f"{k} {v}" for k, v in after.banked.items())
-        return f"bar billiards {', '.join(dict.fromkeys([*o.rules, *(RULE_OF[f] for f in fouls)])) or ('2c' if o.counted else '2c d')}: " + "; ".join(parts) + f" [banked: {score}]"
+        return f"bar billiards {', '.join(rules)}: " + "; ".join(parts) + f" [banked: {score}]"
+
+    def next_ball(self, state: State) -> str | None:
+        """The ball the next shot must strike (2b, 2c c, 2i): ``white`` for a break-off or any white
+        from the trough, ``red`` when it is in the trough, else the table ball nearest the baulk line."""
+        kind = state.next_kind
+        if kind == BREAK_OFF or (kind == FROM_D and "red" not in state.trough):
+            return "white"
+        if kind == FROM_D:
+            return "red"
+        if kind == ENDGAME:
+            return state.in_play[0] if state.in_play else None
+        nearest = self.nearest_to_baulk(state.table, state.options.tie_mm)
+        return " or ".join(nearest) if nearest else None
+
+    def _next_text(self, state: State) -> str:
+        kind = state.next_kind
+        if kind == BREAK_OFF:
+            return "break-off (red on the spot, a white from the centre of the D)"
+        if kind == FROM_D:
+            return "the red from the trough, in the D" if "red" in state.trough else "a white from the trough, in the D"
+        if kind == ENDGAME:
+            return f"the endgame ball ({self.next_ball(state)}) from the centre of the D"
+        return f"the ball nearest the baulk line ({self.next_ball(state)}), in the D"
 
     def _decision(self, after: State, t_s: float, shot: int | None, player: str | None, fouls, text: str, rules, current: State,
                   **kw: Any) -> BarBilliardsDecision:
@@ -847,7 +871,7 @@ class BarBilliardsRules:
             next_player=None if after.frame_over else after.player, frame_over=after.frame_over, winner=after.winner,
             match_over=after.frame_over, match_winner=after.winner, explanation=text, rules=tuple(rules),
             break_score=after.break_score, banked=after.banked, trough=after.trough, out=after.out,
-            bar_down=after.bar_down, endgame=after.endgame, next_kind=kind, next_ball=_next_ball(after) if kind else None,
+            bar_down=after.bar_down, endgame=after.endgame, next_kind=kind, next_ball=self.next_ball(after) if kind else None,
             basis=current.seq, after=after, **kw,
         )
 
@@ -872,7 +896,7 @@ class BarBilliardsRules:
             if not state.awaiting_rebreak:
                 raise RulesError(f"{GAME}: rebreak_choice at {event.t_s:g} s, but there was no foul break to choose after (2b b)")
             after = self._rebreak(state) if event.choice == "rebreak" else replace(state, awaiting_rebreak=False)
-            return self._input_decision(state, after, event, f"bar billiards 2b b: {state.player} chooses to {'re-break' if event.choice == 'rebreak' else 'play on'}; {_next_text(after)}", ("2b b",))
+            return self._input_decision(state, after, event, f"bar billiards 2b b: {state.player} chooses to {'re-break' if event.choice == 'rebreak' else 'play on'}; {self._next_text(after)}", ("2b b",))
         if isinstance(event, BarDropped):
             if state.bar_down or state.frame_over:
                 return None
@@ -959,7 +983,7 @@ class BarBilliardsRules:
             after = replace(state, banked=MappingProxyType(banked), break_score=0, player=state.next_after(state.player),
                             pins_moved=frozenset(), break_offs=())
             text = f"bar billiards {RULE_OF[foul]}: foul {foul.value} by {event.player} - loses the break of {lost_break}" + (
-                f" and the entire score of {lost_banked}" if foul in ENTIRE_SCORE else "") + f"; {after.player} to play: {_next_text(after)}"
+                f" and the entire score of {lost_banked}" if foul in ENTIRE_SCORE else "") + f"; {after.player} to play: {self._next_text(after)}"
         else:
             lost_break = 0
             after = replace(state, banked=MappingProxyType(banked))
@@ -1002,28 +1026,6 @@ def _penalty_text(fouls, lost_break: int, lost_banked: int) -> str | None:
     if any(f in ENTIRE_SCORE for f in fouls):
         return f"loss of the entire score ({lost_banked} banked + {lost_break} break)"
     return f"loss of the break ({lost_break})"
-
-
-def _next_ball(state: State) -> str | None:
-    kind = state.next_kind
-    if kind == BREAK_OFF:
-        return "red" if "red" in state.trough else None
-    if kind == FROM_D:
-        return "red" if "red" in state.trough else "white"
-    if kind == ENDGAME:
-        return state.in_play[0] if state.in_play else None
-    return None
-
-
-def _next_text(state: State) -> str:
-    kind = state.next_kind
-    if kind == BREAK_OFF:
-        return "break-off (red on the spot, a white from the centre of the D)"
-    if kind == FROM_D:
-        return "the red from the trough, in the D" if "red" in state.trough else "a white from the trough, in the D"
-    if kind == ENDGAME:
-        return "the endgame ball from the centre of the D"
-    return "the ball nearest the baulk line, in the D"
 
 
 def _describe(e: Event) -> str:
@@ -1075,6 +1077,11 @@ class LeagueMatch:
     seed: int
     clock_minutes: float
     frames: tuple[LeagueFrame, ...]
+
+    @property
+    def frame_options(self) -> Mapping[str, Any]:
+        """The engine options every frame of the match is played under (the clock, rule 5)."""
+        return MappingProxyType({"clock_minutes": self.clock_minutes})
 
     def record(self, number: int, home_score: int, away_score: int) -> "LeagueMatch":
         """The match with frame ``number``'s final score written on the scorecard (7 e)."""

@@ -111,7 +111,7 @@ CASES = [
                  dict(fouls=()), id="2c c the red from the trough first"),
     pytest.param(lambda: make_state(table={**NO_RED, "w4": (700, 200), "w5": (1300, 600), "w6": (1500, 300), "w7": (1700, 700)}, trough=()),
                  lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), at=IN_D),
-                 dict(fouls=()), id="2c c trough empty: the ball nearest the baulk line"),
+                 dict(fouls=(), next_kind=FROM_TABLE, next_ball="w4"), id="2c c trough empty: the ball nearest the baulk line"),
     pytest.param(lambda: make_state(table={**NO_RED, "w4": (700, 200), "w5": (1300, 600), "w6": (1500, 300), "w7": (1700, 700)}, trough=()),
                  lambda s: make_shot(s, "w1", ("hit", "w1", "w2"), at=IN_D),
                  dict(fouls=(F.WRONG_BALL,)), id="2c c trough empty: not the nearest ball is a foul"),
@@ -212,7 +212,7 @@ CASES = [
                  RulesError, id="2i a the back row is covered in the endgame"),
     pytest.param(lambda: make_state(table={"w1": (900, 300), "w2": (1200, 760)}, trough=(), out=("red", *WHITES[2:]), bar_down=True, banked={"A": 300, "B": 150}),
                  lambda s: make_shot(s, "w1", ("hit", "w1", "w2"), ("pot", "w2", "h50t")),
-                 dict(fouls=(), endgame=True, next_player="A", frame_over=False, next_kind=ENDGAME),
+                 dict(fouls=(), endgame=True, next_player="A", frame_over=False, next_kind=ENDGAME, next_ball="w1"),
                  id="2i one ball left, gap 200 or less: endgame, the player's visit continues"),
     pytest.param(lambda: make_state(table={"w1": (900, 300), "w2": (1200, 760)}, trough=(), out=("red", *WHITES[2:]), bar_down=True, banked={"A": 300, "B": 150}),
                  lambda s: make_shot(s, "w1", ("hit", "w1", "w2"), ("pot", "w2", "h200")),
@@ -629,7 +629,8 @@ def test_match_record_scores_each_frame():
         m.record(10, 1, 2)
     # a frame's score from the engine's final state
     frame = m.frames[0]
-    state = make_state(frame.players, table={"w1": (900, 300), "w2": (1200, 760)}, trough=(), out=("red", *WHITES[2:]),
+    assert dict(m.frame_options) == {"clock_minutes": 15.0}
+    state = make_state(frame.players, m.frame_options, table={"w1": (900, 300), "w2": (1200, 760)}, trough=(), out=("red", *WHITES[2:]),
                        bar_down=True, banked={frame.players[0]: 300, frame.players[1]: 300})
     d, state = play(state, make_shot(state, "w1", ("hit", "w1", "w2"), ("pot", "w2", "h10"), ("pot", "w1", "h20")))
     m = m.record_state(1, state)
