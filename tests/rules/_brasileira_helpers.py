@@ -65,6 +65,7 @@ class Game:
         self.t_s = 0.0
         self.index = 0
         self.decisions: list[BrasileiraDecision] = []
+        self.log: list[Event] = []  # every event and input played, in order (for replay)
 
     def shot(self, nominate: tuple[str, str] | None = None, *, first: str | None = "red",
              pots: Sequence[tuple[str, str]] = (), struck: str = "cue",
@@ -90,6 +91,7 @@ class Game:
 
     def judge(self, shot: Shot) -> BrasileiraDecision:
         """Offer the shot's operator inputs to on_input (as replay does), then judge and advance."""
+        self.log.extend(shot.before + shot.events)
         for e in shot.before:
             if isinstance(e, OperatorInput):
                 d = self.engine.on_input(self.state, e)
@@ -105,6 +107,7 @@ class Game:
         return self.judge(self.shot(nominate, **kw))
 
     def input(self, event: OperatorInput) -> BrasileiraDecision | None:
+        self.log.append(event)
         d = self.engine.on_input(self.state, event)
         if d is not None:
             self._take(d)

@@ -457,19 +457,18 @@ def test_respot_the_highest_value_first():
 
 
 def test_respot_blocked_to_the_cushion_goes_back_towards_the_head():
+    """Every colour spot taken and a row of balls from the pink spot to the top cushion: the pink
+    goes as near as possible to its spot on the head side."""
     g = opened()
     x0, y = SPOTS["pink"]
-    wall = {"cue": (x0, y)}
-    x = x0 + 2 * R
-    names = iter(["yellow", "green", "brown"])
-    while x <= PROFILE.length_mm - R:  # a row of balls from the pink spot to the top cushion
-        wall[next(names, None) or f"x{x:.0f}"] = (x, y)
-        x += 2 * R
-    end = {b: SPOTS[b] for b in ("yellow", "green", "brown", "blue", "black", "red")}
-    end.update({k: v for k, v in wall.items()})
-    rules = g.engine
-    spot = rules._respot(["pink"], end)
-    assert spot[0][1][0] < x0 and spot[0][1][1] == y
+    end = {b: SPOTS[b] for b in ("yellow", "green", "brown", "blue")}
+    end["cue"] = (x0, y)
+    k = 1
+    while x0 + 2 * R * k <= PROFILE.length_mm - R:  # the row covers the black's spot too
+        end[f"w{k}"] = (x0 + 2 * R * k, y)
+        k += 1
+    (ball, xy), = g.engine._respot(["pink"], end)
+    assert ball == "pink" and xy == pytest.approx((x0 - 2 * R, y))
 
 
 # ---- operator inputs: questions, overrides, fouls the camera cannot see, concession ---------------------------
@@ -747,6 +746,9 @@ def test_properties_scores_grow_points_add_up_frame_ends_once(data, foul_value, 
         frame_ends += d.frame_over
         assert frame_ends <= 1
     assert g.state.match_over and frame_ends == 1
+    # the same log through rules.base.replay (nominations offered to on_input) gives the same calls
+    steps = list(replay(g.engine, g.log, ("A", "B"), {"foul_value": foul_value, "penalty_repeat": repeat}))
+    assert [s.decision.to_dict() for s in steps] == [d.to_dict() for d in g.decisions]
     assert g.state.match_winner == max(g.decisions[-1].scores, key=lambda p: g.decisions[-1].scores[p])
     with pytest.raises(RulesError, match="match is over"):
         g.play(("black", "TR"), first="black")
