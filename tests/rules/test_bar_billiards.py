@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as hs
 
 from rules import get_engine
@@ -569,7 +569,9 @@ def test_properties_over_random_frames(data):
         assert sorted(held) == sorted(BALLS), decision.explanation
         if not after.bar_down:
             assert not after.out
+        event(f"shot kind {kind}")
         state = after
+    event(f"frame over: {state.frame_over}")
 
 
 # ---- the league match (4-8) ------------------------------------------------------------------------------
