@@ -490,6 +490,21 @@ def test_pending_first_contact_is_asked_and_answered():
     assert d.pending is None and d.fouls == () and d.next_player == "A"
 
 
+def test_min_confidence_option_sets_what_is_asked():
+    g = Game({"min_confidence": 0.2})
+    g.open()
+    d = g.play(("red", "BR"), first="yellow", confidence={"first": 0.3})
+    assert d.pending is None and d.fouls == (Foul.WRONG_BALL_FIRST,)
+
+
+def test_the_semi_official_table_uses_its_own_spots():
+    g = Game(profile="brasileira-semi")
+    g.open()
+    d = g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")], end={"cue": CUE_REST})
+    semi = g.engine.profile
+    assert semi.name == "brasileira-semi" and d.respots == (("blue", semi.spots["blue"]),) != (("blue", SPOTS["blue"]),)
+
+
 def test_pending_pot_answered_no():
     g = opened()
     d = g.play(("red", "BR"), first="red", pots=[("red", "BR")], confidence={"red": 0.2})
