@@ -3,7 +3,8 @@ frames, a hand-written log replayed, and the Norwich league match record."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+import math
 from pathlib import Path
 
 import pytest
@@ -310,8 +311,7 @@ def test_2b_d_option_same_break_off_degrees(degrees, foul):
     state = ENGINE.initial_state(("A", "B"), {"same_break_off_degrees": degrees})
     _, state = _same_break_offs(state, 3)
     # the red leaves 20 degrees wider than before: from the spot (800, 450) towards the top cushion
-    import math
-    ang = math.radians(-90 - 20 + math.degrees(math.atan2(-450, 200)) + 90)
+    ang = math.atan2(0 - 450, 1000 - 800) - math.radians(20)  # the earlier red went from (800, 450) to (1000, 0)
     red_to = (800 + 400 * math.cos(ang), 450 + 400 * math.sin(ang))
     shot = break_shot(state, ("hit", "w1", "red", (777, 450)), ("cushion", "red", "T", red_to),
                       ("cushion", "w1", "B", (1000, 900)), ("pot", "red", "h50t"), ("pot", "w1", "h50b"))
@@ -504,6 +504,24 @@ def test_replay_a_hand_written_frame():
     final = steps[-1].state
     assert "red" in final.out and final.bar_down
     assert set(final.table) | set(final.trough) | set(final.out) == set(BALLS)
+
+
+def test_cueref_judge_checks_the_frame_against_expected_decisions(tmp_path, capsys):
+    from cueref.cli import main
+
+    expected = [
+        {"shot": 0, "fouls": [], "next_player": "A"},
+        {"shot": 4, "fouls": ["red_not_played"], "next_player": "A"},
+        {"shot": 5, "fouls": ["black_pin"], "next_player": "B", "frame_over": False},
+        {"shot": 7, "fouls": ["miss"], "next_player": "A"},
+    ]
+    truth = tmp_path / "frame.expected.json"
+    truth.write_text(json.dumps({"expected_decisions": expected}))
+    assert main(["judge", str(DATA / "bar_billiards_frame.jsonl"), "--check", str(truth)]) == 0
+    expected[3]["fouls"] = []
+    truth.write_text(json.dumps({"expected_decisions": expected}))
+    assert main(["judge", str(DATA / "bar_billiards_frame.jsonl"), "--check", str(truth)]) == 1
+    assert "shot 7: fouls" in capsys.readouterr().err
 
 
 # ---- property tests ------------------------------------------------------------------------------------
