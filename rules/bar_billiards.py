@@ -497,7 +497,6 @@ class BarBilliardsRules:
         s = shot.struck
         kind = state.next_kind
         fouls: set[Foul] = set()
-        rules: list[str] = []
         notes_ = list(notes)
         pos = dict(shot.start.positions)
         placed = [e for e in shot.before if isinstance(e, BallPlaced) and e.ball == s and e.xy_mm is not None]
@@ -505,56 +504,12 @@ class BarBilliardsRules:
         if s not in state.table and s not in state.trough:
             raise RulesError(f"{GAME}: shot {shot.index} strikes {s}, which is neither on the table nor in the trough")
         on: set[str] = set(state.table) | {s}
-        break_off: BreakOff | None = None
-
-        if kind == BREAK_OFF:
-            rules.append("2b")
-            obj = "red" if "red" in state.trough and s != "red" else next(
-                (b for b in pos if b != s and b in state.trough and math.dist(pos[b], p.spots["break"]) <= opts.centre_tolerance_mm),
-                next(b for b in state.trough if b != s),
-            )
+        strike_fouls, strike_notes, obj, break_off = self._check_strike(state, shot, kind, s_xy, pos)
+        fouls |= strike_fouls
+        notes_ += strike_notes
+        if obj is not None:
             on.add(obj)
-            reasons = []
-            if s == "red":
-                reasons.append("2b b 3: red and white the wrong way round")
-            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
-                reasons.append(f"2b b 1: {s} not played from the centre of the D ({math.dist(s_xy, p.d_centre_mm):.0f} mm off)")
-            fc = first_contact(shot, s)
-            if fc is None or other(fc, s) != obj:
-                reasons.append(f"2b b 2: {s} did not touch the {obj}" + (" (played into space)" if fc is None else f" first (hit {other(fc, s)})"))
-            if reasons:
-                fouls.add(Foul.FOUL_BREAK)
-                notes_ += reasons
-            else:
-                break_off = self._break_off_directions(state.player, shot, s, obj, pos, fc)
-                run = state.break_offs[-3:]
-                if len(run) == 3 and all(break_off.same_as(b, opts.same_break_off_degrees) for b in run):
-                    fouls.add(Foul.SAME_BREAK_OFF)
-                    notes_.append("2b d: the same break-off a fourth time in a row")
-        elif kind == ENDGAME:
-            rules.append("2i")
-            last = state.in_play
-            if s not in last:
-                raise RulesError(f"{GAME}: endgame shot {shot.index} strikes {s}, but the last ball is {', '.join(last)}")
-            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
-                fouls.add(Foul.NOT_FROM_D_CENTRE)
-        else:
-            if kind == FROM_D:
-                if "red" in state.trough and s != "red":
-                    fouls.add(Foul.RED_NOT_PLAYED)
-                    notes_.append(f"2c c: {s} played while the red is in the trough")
-                elif s not in state.trough:
-                    fouls.add(Foul.WRONG_BALL)
-                    notes_.append(f"2c b: {s} taken from the table while the trough has a ball")
-            else:
-                nearest = self.nearest_to_baulk(state.table, opts.tie_mm)
-                if s not in nearest:
-                    fouls.add(Foul.WRONG_BALL)
-                    notes_.append(f"2c c: {s} played, but the ball nearest the baulk line is {' or '.join(nearest)}")
-            if s_xy is not None and not p.in_d(s_xy, opts.d_tolerance_mm):
-                fouls.add(Foul.NOT_FROM_D)
-            if first_contact(shot, s) is None:
-                fouls.add(Foul.MISS)
+        rules: list[str] = ["2b"] if kind == BREAK_OFF else ["2i"] if kind == ENDGAME else []
 
         # pins (2h, 3a a, 3b a)
         moved_pins: set[str] = set()
@@ -654,6 +609,67 @@ class BarBilliardsRules:
             table=MappingProxyType(table), to_trough=tuple(to_trough.items()), notes=tuple(notes_), rules=tuple(rules),
             moved_pins=frozenset(moved_pins), break_off=break_off, clock_start_t_s=clock, legal_endgame_pot=legal_endgame_pot,
         )
+
+    def _check_strike(self, state: State, shot: Shot, kind: str, s_xy: XY | None, pos: Mapping[str, XY]
+                      ) -> tuple[set[Foul], list[str], str | None, BreakOff | None]:
+        """The struck ball, where it was played from and what it hit first (2b, 2c, 2i c, 3b c-e, 3b j).
+
+        Returns the fouls, their notes, the ball the break-off is played at (None otherwise) and the
+        break-off's directions when it was legal."""
+        p, opts = self.profile, state.options
+        s = shot.struck
+        fouls: set[Foul] = set()
+        notes: list[str] = []
+        obj: str | None = None
+        break_off: BreakOff | None = None
+
+        if kind == BREAK_OFF:
+            obj = "red" if "red" in state.trough and s != "red" else next(
+                (b for b in pos if b != s and b in state.trough and math.dist(pos[b], p.spots["break"]) <= opts.centre_tolerance_mm),
+                next(b for b in state.trough if b != s),
+            )
+            reasons = []
+            if s == "red":
+                reasons.append("2b b 3: red and white the wrong way round")
+            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
+                reasons.append(f"2b b 1: {s} not played from the centre of the D ({math.dist(s_xy, p.d_centre_mm):.0f} mm off)")
+            fc = first_contact(shot, s)
+            if fc is None or other(fc, s) != obj:
+                reasons.append(f"2b b 2: {s} did not touch the {obj}" + (" (played into space)" if fc is None else f" first (hit {other(fc, s)})"))
+            if reasons:
+                fouls.add(Foul.FOUL_BREAK)
+                notes += reasons
+            else:
+                break_off = self._break_off_directions(state.player, shot, s, obj, pos, fc)
+                run = state.break_offs[-3:]
+                if len(run) == 3 and all(break_off.same_as(b, opts.same_break_off_degrees) for b in run):
+                    fouls.add(Foul.SAME_BREAK_OFF)
+                    notes.append("2b d: the same break-off a fourth time in a row")
+        elif kind == ENDGAME:
+            last = state.in_play
+            if s not in last:
+                raise RulesError(f"{GAME}: endgame shot {shot.index} strikes {s}, but the last ball is {', '.join(last)}")
+            if s_xy is not None and math.dist(s_xy, p.d_centre_mm) > opts.centre_tolerance_mm:
+                fouls.add(Foul.NOT_FROM_D_CENTRE)
+        else:
+            if kind == FROM_D:
+                if "red" in state.trough and s != "red":
+                    fouls.add(Foul.RED_NOT_PLAYED)
+                    notes.append(f"2c c: {s} played while the red is in the trough")
+                elif s not in state.trough:
+                    fouls.add(Foul.WRONG_BALL)
+                    notes.append(f"2c b: {s} taken from the table while the trough has a ball")
+            else:
+                nearest = self.nearest_to_baulk(state.table, opts.tie_mm)
+                if s not in nearest:
+                    fouls.add(Foul.WRONG_BALL)
+                    notes.append(f"2c c: {s} played, but the ball nearest the baulk line is {' or '.join(nearest)}")
+            if s_xy is not None and not p.in_d(s_xy, opts.d_tolerance_mm):
+                fouls.add(Foul.NOT_FROM_D)
+            if first_contact(shot, s) is None:
+                fouls.add(Foul.MISS)
+
+        return fouls, notes, obj, break_off
 
     def _break_off_directions(self, player: str, shot: Shot, white: str, red: str, pos: Mapping[str, XY], contact: BallBall) -> BreakOff:
         """2b d: the direction each ball leaves in (see the module docstring)."""

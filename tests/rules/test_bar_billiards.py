@@ -22,7 +22,7 @@ from rules.bar_billiards import (
     Foul,
     draw_league_match,
 )
-from rules.base import RulesError, Shot, replay
+from rules.base import RulesError, replay
 from tests.rules._bar_billiards_helpers import (
     BALLS,
     D_CENTRE,
