@@ -531,7 +531,7 @@ class BarBilliardsRules:
                 fouls.add(Foul.DOUBLE_HIT if e.ball == s else Foul.TOUCHED)
             elif isinstance(e, BallTouched):
                 fouls.add(Foul.TOUCHED)
-        if not excused and any(isinstance(e, BallTouched) and e.ball in state.table for e in shot.before):
+        if not excused and any(isinstance(e, BallTouched) and e.ball in state.table and e.ball != s for e in shot.before):
             fouls.add(Foul.TOUCHED)
 
         # pots (2f, 2g, 2i g) and balls off the table (2d, 2i f)

@@ -441,6 +441,24 @@ def test_pending_when_the_table_was_not_seen():
     assert d.pending is not None and d.pending.options == ("confirm",)
 
 
+def test_pending_when_the_balls_were_never_seen_at_rest():
+    state = make_state(table=NO_RED)
+    d = ENGINE.judge(state, make_shot(state, "w4", ("hit", "w4", "w1"), end=False))
+    assert d.pending is not None and "never seen at rest" in d.pending.text
+    pending = ENGINE.advance(state, d)
+    d = ENGINE.on_input(pending, Answer(t_s=30.0, question=d.pending.id, answer="confirm"))
+    assert d.pending is None and d.fouls == () and d.next_player == "B"
+
+
+def test_3b_g_the_ball_being_retrieved_may_be_handled():
+    table = {**NO_RED, "w4": (700, 200), "w5": (1300, 600), "w6": (1500, 300), "w7": (1700, 700)}
+    state = make_state(table=table, trough=())
+    d = ENGINE.judge(state, make_shot(state, "w4", ("hit", "w4", "w1"), before=[BallTouched(t_s=5.0, ball="w4")]))
+    assert d.fouls == ()
+    d = ENGINE.judge(state, make_shot(state, "w4", ("hit", "w4", "w1"), before=[BallTouched(t_s=5.0, ball="w5")]))
+    assert d.fouls == (F.TOUCHED,)
+
+
 @pytest.mark.parametrize("state_of, shot_of, match", [
     pytest.param(lambda: make_state(table=NO_RED, frame_over=True), lambda s: make_shot(s, "w4", ("hit", "w4", "w1")), "after the frame ended", id="a shot after the frame"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w9", ("hit", "w9", "w1")), "unknown ball", id="an unknown ball"),
