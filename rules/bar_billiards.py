@@ -34,6 +34,15 @@ Decided from operator inputs
     invokes it).  3a d: ``concession``.  ``answer`` to a pending question; ``override`` of the last
     call (fields ``fouls``, ``banked``, ``next_player``).
 
+Asked, not guessed
+    an event below ``min_confidence``, a shot overlapping an ``unobserved`` interval, or a shot never
+    seen at rest makes the call pending; the ``answer`` ``confirm`` judges the events as logged,
+    ``discard`` drops the doubtful ones.
+
+League (4-8)
+    :func:`draw_league_match` draws six singles then three doubles frames from a seeded RNG, with the
+    five-player rule (8 a-c); :class:`LeagueMatch` records each frame's score (7 e).
+
 Cannot see
     a ball moved by a falling pin (2f a), a ball that touched the baulk line and rolled back out (3b f),
     intent (3a c, 3b k), a ball returned after touching a person (2d b), the referee duties (6, 7).
@@ -745,7 +754,7 @@ class BarBilliardsRules:
             rules += [RULE_OF[f] for f in fouls]
         elif continues:
             break_score = state.break_score + points
-            rules += ["2c a", "2g"]
+            rules += ["2b c", "2g"] if o.kind == BREAK_OFF and not o.table else ["2c a", "2g"]
         else:
             break_score = 0
             banked_now = state.break_score + points

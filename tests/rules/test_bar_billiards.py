@@ -86,7 +86,7 @@ CASES = [
                  dict(fouls=(F.FOUL_BREAK,), next_player="B"),
                  id="2b b 3 red and white the wrong way round"),
     pytest.param(fresh, lambda s: break_shot(s, ("hit", "w1", "red"), ("pot", "red", "h100"), ("pot", "w1", "h50b")),
-                 dict(fouls=(), points=250, break_score=250, next_player="A", next_kind=BREAK_OFF),
+                 dict(fouls=(), points=250, break_score=250, next_player="A", next_kind=BREAK_OFF, rules=("2b", "2b c", "2g")),
                  id="2b c both balls potted: break off again"),
     pytest.param(lambda: make_state(), lambda s: break_shot(s, ("hit", "w1", "red"), at=(462, 452)),
                  dict(fouls=()), id="2b b 1 option centre_tolerance_mm: 12 mm off the centre is the centre"),
