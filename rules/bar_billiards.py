@@ -880,7 +880,8 @@ class BarBilliardsRules:
     def _next_text(self, state: State) -> str:
         kind = state.next_kind
         if kind == BREAK_OFF:
-            return "break-off (red on the spot, a white from the centre of the D)"
+            on_spot = "the red" if "red" in state.trough else "a white (the red is out of play)"
+            return f"break-off ({on_spot} on the spot, a white from the centre of the D)"
         if kind == FROM_D:
             return "the red from the trough, in the D" if "red" in state.trough else "a white from the trough, in the D"
         if kind == ENDGAME:

@@ -524,6 +524,29 @@ def test_replay_a_hand_written_frame():
     assert set(final.table) | set(final.trough) | set(final.out) == set(BALLS)
 
 
+def test_replay_a_hand_written_endgame():
+    """The bar drops early, break-offs with two whites once the red is out, a frame over on the gap,
+    the leader's endgame, a doubtful cushion discarded by the operator (3a b), a legal endgame pot."""
+    header, events = read_events(DATA / "bar_billiards_endgame.jsonl")
+    steps = list(replay(ENGINE, events, header.players, header.options))
+    calls = [(s.decision.shot, s.decision.player, s.decision.fouls, s.decision.points, dict(s.decision.banked),
+              s.decision.next_player, s.decision.frame_over, s.decision.winner, s.decision.pending is not None) for s in steps]
+    assert calls == [
+        (0, "A", (), 250, {"A": 0, "B": 0}, "A", False, None, False),  # 2b c: both potted
+        (None, "A", (), 0, {"A": 0, "B": 0}, "A", False, None, False),  # bar_dropped
+        (1, "A", (), 400, {"A": 0, "B": 0}, "A", False, None, False),
+        (2, "A", (), 30, {"A": 0, "B": 0}, "A", False, None, False),
+        (3, "A", (), 70, {"A": 0, "B": 0}, "A", False, None, False),  # a break-off with two whites
+        (4, "A", (), 60, {"A": 0, "B": 0}, "A", False, None, False),
+        (5, "A", (), 50, {"A": 860, "B": 0}, None, True, "A", False),  # 2i: gap over 200
+        (None, "A", (), 0, {"A": 860, "B": 0}, "A", False, None, False),  # 2i: the leader invokes the endgame
+        (6, "A", (), 0, {"A": 860, "B": 0}, None, False, None, True),  # pending: the cushion is doubtful
+        (6, "A", (F.ENDGAME_NO_CUSHION,), 0, {"A": 0, "B": 0}, "B", False, None, False),  # answered: 3a b
+        (7, "B", (), 100, {"A": 0, "B": 100}, None, True, "B", False),  # 2i g
+    ]
+    assert set(steps[-1].state.out) == set(BALLS)
+
+
 def test_cueref_judge_checks_the_frame_against_expected_decisions(tmp_path, capsys):
     from cueref.cli import main
 
