@@ -624,6 +624,11 @@ def test_properties_over_random_frames(data):
             assert after.banked == state.banked and after.player == state.player
         if pin == "black":
             assert after.banked[side] == 0 and F.BLACK_PIN in decision.fouls
+        if data.draw(hs.integers(0, 12)) == 0:  # the referee calls a deliberate foul on that shot (3a c)
+            decision = ENGINE.on_input(after, OperatorFoul(t_s=t, player=state.player, rule="3a c"))
+            after = ENGINE.advance(after, decision)
+            assert after.banked[side] == 0 and decision.visit_over and F.DELIBERATE in decision.fouls
+            assert all(after.banked[o] == state.banked[o] for o in state.sides if o != side)
         held = list(after.table) + list(after.trough) + list(after.out)
         assert sorted(held) == sorted(BALLS), decision.explanation
         if not after.bar_down:
