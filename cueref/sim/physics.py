@@ -67,6 +67,8 @@ __all__ = [
     "remove_ball",
     "touch_ball",
     "join_timelines",
+    "still_timeline",
+    "open_holes",
     "rack_ficha",
     "rack_brasileira",
     "rack_bar_billiards",
@@ -164,7 +166,8 @@ class World:
     """Every ball and pin at time ``t_s``, on one table. Immutable: every change makes a new World.
 
     ``trough_open`` (bar billiards 2g): potted balls return to the trough until the bar drops;
-    ``scoreboard_down`` (2i): the endgame scoreboard is a cushion and covers the holes behind it."""
+    ``scoreboard_down`` (2i): the endgame scoreboard is a cushion, and every hole but the two highest
+    valued (the 100 and the 200, 2i a) is covered: balls roll over them (:func:`open_holes`)."""
 
     profile: TableProfile
     balls: tuple[BallState, ...]
@@ -475,10 +478,7 @@ class _Sim:
             for jaw in pk.jaws_mm:
                 owner = min(cushions, key=lambda c: min(math.dist(c[1], jaw), math.dist(c[2], jaw)))
                 self.jaws.append((owner[0], jaw))
-        self.holes = [
-            h for h in self.prof.holes
-            if not (world.scoreboard_down and self.prof.scoreboard_x_mm is not None and h.xy_mm[0] > self.prof.scoreboard_x_mm)
-        ]
+        self.holes = open_holes(world)
         self.bounds = (-self.R, L + self.R, -self.R, W + self.R)
 
     # -- state of one ball ------------------------------------------------------------------------
@@ -1005,6 +1005,16 @@ class _Sim:
         return world, tl
 
 
+def open_holes(world: World) -> list:
+    """The bed holes a ball can drop into: all of them, or in the endgame (``scoreboard_down``) the
+    two highest-valued (2i a)."""
+    holes = list(world.profile.holes)
+    if world.scoreboard_down:
+        top = sorted(holes, key=lambda h: -h.value)[:2]
+        holes = [h for h in holes if h in top]
+    return holes
+
+
 def _point_quartic(px: float, py: float, v, a, rad: float) -> list[float]:
     """|p + v t + a t^2/2|^2 - rad^2 as a quartic (highest power first)."""
     qx, qy = v
@@ -1098,7 +1108,9 @@ def _check_free(world: World, ball_id: str, xy) -> None:
             raise PhysicsError(f"cannot place {ball_id!r} at {xy}: it would overlap ball {o.id!r} at {o.xy_mm}")
 
 
-def _still(world: World, t0: float, t1: float, moving: dict[str, list[_Seg]]) -> Timeline:
+def still_timeline(world: World, t0: float, t1: float, moving: dict[str, list[_Seg]] | None = None) -> Timeline:
+    """A timeline in which nothing moves from ``t0`` to ``t1`` (except the ``moving`` pieces given)."""
+    moving = moving or {}
     segs = {}
     for b in world.balls:
         segs[b.id] = moving.get(b.id) or [_Seg(t0, b.status, b.xy_mm)]
@@ -1118,7 +1130,7 @@ def place_ball(world: World, ball: str, xy_mm, t_s: float) -> HandResult:
     if old.on_table:
         segs.insert(0, _Seg(t_s - 1e-9, old.status, old.xy_mm))
     new = world.with_ball(BallState(ball, xy)).at_time(t1)
-    return HandResult(new, (BallPlaced(t_s=t1, ball=ball, xy_mm=xy),), _still(world, t_s, t1, {ball: segs}))
+    return HandResult(new, (BallPlaced(t_s=t1, ball=ball, xy_mm=xy),), still_timeline(world, t_s, t1, {ball: segs}))
 
 
 def remove_ball(world: World, ball: str, t_s: float, status: BallStatus = BallStatus.POCKETED) -> HandResult:
@@ -1130,7 +1142,7 @@ def remove_ball(world: World, ball: str, t_s: float, status: BallStatus = BallSt
     t1 = t_s + _HAND_S
     segs = [_Seg(t_s, BallStatus.IN_HAND, old.xy_mm, vz=_HAND_H_MM / _HAND_S), _Seg(t1, status, old.xy_mm)]
     new = world.with_ball(BallState(ball, old.xy_mm, status)).at_time(t1)
-    return HandResult(new, (BallRemoved(t_s=t_s, ball=ball, xy_mm=old.xy_mm),), _still(world, t_s, t1, {ball: segs}))
+    return HandResult(new, (BallRemoved(t_s=t_s, ball=ball, xy_mm=old.xy_mm),), still_timeline(world, t_s, t1, {ball: segs}))
 
 
 def touch_ball(world: World, ball: str, velocity_mm_s, t_s: float, params: PhysicsParams = DEFAULT_PARAMS,

@@ -1,0 +1,172 @@
+"""Match scripts (parsing, errors, running), the aiming helper and the automatic player."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from calibration.table import resolve_profile
+from cueref.sim.aim import aim_pot, pot_geometry
+from cueref.sim.physics import BallState, World, simulate
+from cueref.sim.player import AutoPlayer, generate_frame
+from cueref.sim.scene import BallStatus
+from cueref.sim.script import ScriptError, dumps_script, load_script, parse_script, run_script
+from rules import get_engine
+from rules.base import replay
+from tracking.events import (
+    AtRest,
+    BallPlaced,
+    BallRemoved,
+    BallTouched,
+    Concession,
+    Nomination,
+    Pot,
+    ShotStart,
+    dumps_events,
+)
+
+FICHA = resolve_profile("ficha")
+
+
+def ficha_script(**extra):
+    return {
+        "game": "ficha",
+        "players": ["A", "B"],
+        "frames": [{
+            "steps": [
+                {"shot": {"ball": "cue", "direction_deg": 183.0, "speed_mm_s": 2500.0, "top": 0.1},
+                 "expect": {"fouls": [], "next_player": "B", "note": "break"}},
+                {"touch": {"ball": "y1", "velocity_mm_s": [-150.0, 0.0]}},
+                {"remove": {"ball": "r2"}},
+                {"place": {"ball": "r2", "xy_mm": [300.0, 300.0]}, "pause_s": 0.5},
+                {"wait": 2.0},
+                {"input": {"kind": "concession", "player": "B"}, "expect": {"frame_over": True, "winner": "A"}},
+            ],
+        }],
+        **extra,
+    }
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s.update(game="pool"), "'game' must be one of"),
+    (lambda s: s["frames"][0]["steps"][0].update(place={"ball": "r1", "xy_mm": [1, 2]}), "exactly one of"),
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(speed_mm_s="fast"), "speed_mm_s must be a number"),
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(spin=0.2), "unknown field(s) spin"),
+    (lambda s: s["frames"][0]["steps"][0]["expect"].update(fouls=["scratch"]), "scratch not a foul of ficha"),
+    (lambda s: s["frames"][0]["steps"][0]["expect"].update(next_player="C"), "'C' is not a player"),
+    (lambda s: s["frames"][0]["steps"][3]["place"].update(xy_mm=[1.0]), "must be [x_mm, y_mm]"),
+    (lambda s: s["frames"][0]["steps"][5]["input"].update(kind="pot"), "must be an operator input"),
+    (lambda s: s["frames"][0]["steps"][3].update(expect={"fouls": []}), "only shots and operator inputs"),
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(side=0.5, top=0.5), "miscue"),
+])
+def test_script_errors_name_the_place(mutate, message):
+    s = ficha_script()
+    mutate(s)
+    with pytest.raises(ScriptError) as err:
+        parse_script(s, "test.yaml")
+    assert message in str(err.value)
+    assert "test.yaml" in str(err.value)
+
+
+def test_script_runs_every_step_in_time_order():
+    run = run_script(ficha_script(), seed=4)
+    events, segments, expected = run
+    times = [e.t_s for e in events]
+    assert times == sorted(times) and times[0] == 1.0
+    kinds = [type(e) for e in events]
+    assert kinds[0] is ShotStart and AtRest in kinds
+    for k in (BallTouched, BallRemoved, BallPlaced, Concession):
+        assert k in kinds
+    assert events[-1].t_s == pytest.approx(max(times))
+    assert [e.shot for e in expected] == [0, None]
+    assert expected[0].checks == ("fouls", "next_player") and expected[1].winner == "A"
+    at_rest = next(e for e in events if isinstance(e, AtRest))
+    assert expected[0].t_s == pytest.approx(at_rest.t_s)
+    # the joined timeline shows r2 in the hand, then on its new place
+    placed = next(e for e in events if isinstance(e, BallPlaced))
+    tl = run.timeline
+    assert tl.at(placed.t_s - 0.3).balls[FICHA.ball_ids.index("r2")].status is BallStatus.IN_HAND
+    assert tl.at(placed.t_s + 0.1).balls[FICHA.ball_ids.index("r2")].xy_mm == (300.0, 300.0)
+    assert run.world.ball("r2").xy_mm == (300.0, 300.0)
+
+
+def test_script_is_reproducible_from_its_seed_and_file(tmp_path):
+    a = dumps_events(run_script(ficha_script(), seed=4).events)
+    assert a == dumps_events(run_script(ficha_script(), seed=4).events)
+    assert a != dumps_events(run_script(ficha_script(), seed=5).events)  # the rack's gaps differ
+    path = tmp_path / "s.json"
+    path.write_text(dumps_script(parse_script(ficha_script(seed=4))))
+    assert dumps_events(run_script(load_script(path)).events) == a
+
+
+def test_expectations_match_the_rules_engine_on_a_scripted_miss():
+    """A scripted 5.2 miss (opponent ball first) must be called so by the ficha engine."""
+    s = {
+        "game": "ficha",
+        "frames": [{
+            "setup": {"positions": {"cue": [700.0, 400.0], "r1": [300.0, 200.0], "y1": [1000.0, 400.0], "r2": [200, 600],
+                                    "r3": [500, 700], "r4": [100, 100], "y2": [1200, 700], "y3": [1300, 100], "y4": [900, 700]}},
+            "steps": [{"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 1200.0},
+                       "expect": {"fouls": ["wrong_ball_first"], "next_player": "B"}}],
+        }],
+    }
+    run = run_script(s)
+    decisions = [st.decision for st in replay(get_engine("ficha", FICHA), run.events, run.players)]
+    assert not run.expected[0].mismatches(decisions[0]), decisions[0].explanation
+
+
+def test_aim_pot_finds_pots_that_the_simulation_confirms():
+    rng = np.random.default_rng(11)
+    tried = found = 0
+    for _ in range(15):
+        c = (rng.uniform(150, 1270), rng.uniform(150, 660))
+        o = (rng.uniform(150, 1270), rng.uniform(150, 660))
+        if math.dist(c, o) < 150:
+            continue
+        w = World(FICHA, (BallState("cue", c), BallState("r1", o)))
+        for pk in ("TL", "TM", "TR", "BL", "BM", "BR"):
+            plan = pot_geometry(w, "r1", pk)
+            if plan is None or plan.cut_deg > 55:
+                continue
+            tried += 1
+            shot = aim_pot(w, "r1", pk)
+            if shot is not None:
+                found += 1
+                pots = [e for e in simulate(w, shot).events if isinstance(e, Pot)]
+                assert ("r1", pk) in [(p.ball, p.pocket) for p in pots]
+    assert tried >= 10 and found >= 0.8 * tried
+
+
+def test_aim_pot_refuses_a_blocked_line():
+    w = World(FICHA, (BallState("cue", (300.0, 405.0)), BallState("r1", (700.0, 405.0)), BallState("y1", (500.0, 405.0))))
+    assert pot_geometry(w, "r1", "TR") is None
+    assert pot_geometry(w.with_ball(BallState("y1", (500.0, 600.0))), "r1", "TR") is not None
+    straight = World(FICHA, (BallState("cue", (100.0, 100.0)), BallState("r1", (1000.0, 600.0)), BallState("y1", (550.0, 350.0))))
+    assert aim_pot(straight, "r1", "BR") is None
+
+
+def test_auto_player_plays_safe_when_nothing_pots():
+    w = World(FICHA, (BallState("cue", (710.0, 405.0)), BallState("r1", (710.0, FICHA.width_mm - 26.01))))
+    ap = AutoPlayer("ficha", np.random.default_rng(0))
+    choice = ap.choose(w, ["r1"], pockets=["TL"])
+    assert choice.kind == "safe" and choice.ball == "r1"
+
+
+@pytest.mark.parametrize("game, seed", [("ficha", 1), ("brasileira", 1), ("bar-billiards", 2)])
+def test_generated_frames_finish_replay_and_agree_with_the_engine(game, seed):
+    gf = generate_frame(game, seed=seed, max_shots=60)
+    assert gf.complete, [d.explanation for d in gf.decisions]
+    assert gf.decisions[-1].frame_over
+    # the script replays to the same log, through JSON too
+    again = run_script(parse_script(json.loads(dumps_script(gf.script))))
+    assert dumps_events(again.events) == dumps_events(gf.run.events)
+    # replaying the log through the engine gives the recorded expectations
+    shot_decisions = [s.decision for s in replay(get_engine(game), gf.run.events, gf.run.players) if s.decision.shot is not None]
+    assert len(shot_decisions) == len(gf.run.expected)
+    for exp, dec in zip(gf.run.expected, shot_decisions):
+        assert not exp.mismatches(dec), (exp, dec.explanation)
+    if game == "brasileira":
+        assert any(isinstance(e, Nomination) for e in gf.run.events)
