@@ -947,10 +947,9 @@ class BarBilliardsRules:
         return None
 
     def _input_decision(self, state: State, after: State, event: OperatorInput, text: str, rules, *, fouls=(), player=None,
-                        lost_break: int = 0, lost_banked: int = 0, keep_undo: bool = False) -> BarBilliardsDecision:
-        after = replace(after, seq=state.seq + 1)
-        if not keep_undo:
-            after = replace(after, undo=None, last_shot=None)
+                        lost_break: int = 0, lost_banked: int = 0) -> BarBilliardsDecision:
+        """A decision on an input; it closes the last shot to overrides (the state has moved on)."""
+        after = replace(after, seq=state.seq + 1, undo=None, last_shot=None)
         return self._decision(after, event.t_s, None, player or state.player, fouls, text, rules, state,
                               lost_break=lost_break, lost_banked=lost_banked, visit_over=after.player != state.player)
 
