@@ -1,0 +1,408 @@
+"""Calibration from a picture of the table: automatic (issue 4 item 1) and manual (item 2).
+
+Automatic, :func:`calibrate_image`:
+
+1. the cloth is found by its colour around the middle of the picture and bounded by a quadrilateral
+   (:func:`calibration.detect.find_cloth`); its long sides are the table's length, the head is on the
+   left (or top) unless told otherwise;
+2. on ~90 profiles across each side, the cushion nose is the first strong edge met coming from the
+   cloth (sub-pixel); pocket mouths are skipped using the profile's pocket sizes;
+3. radial distortion (k1, k2) is fitted so the four sets of edge points are straight; robust lines are
+   fitted to the undistorted points and intersected into the four playing-surface corners;
+4. the homography corners (undistorted px) -> corners (mm) follows; the focal length is estimated from
+   it when the view has enough perspective (else given, or a default), and ``cv2.solvePnP`` places
+   the camera (its height, for parallax, item 6);
+5. quality: the side lines' scatter, the seen aspect ratio against the profile's, and the pockets (or
+   bed holes) found near where the profile puts them; a calibration that fails a check raises
+   :class:`CalibrationError` saying what was seen and what to do (item 4).
+
+Manual, :func:`calibrate_manual`: four or more named landmarks (``corner:TL``, ``pocket:TM``,
+``hole:h200``, ``pin:red``, ``spot:centre``) given in pixels.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import cv2
+import numpy as np
+from scipy.optimize import brentq
+
+from calibration import detect
+from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, focal_from_homography,
+                                undistort_px)
+from calibration.homography import CalibrationError, Homography, as_points
+from calibration.table import TableProfile
+
+__all__ = [
+    "CalibrationConfig",
+    "calibrate_image",
+    "calibrate_frames",
+    "calibrate_manual",
+    "landmarks_mm",
+    "find_landmarks",
+    "intrinsics_from_chessboard",
+]
+
+log = logging.getLogger(__name__)
+
+CORNERS = ("TL", "TR", "BR", "BL")
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationConfig:
+    """Thresholds of the automatic calibration and its checks."""
+
+    band_fraction: float = 0.10  # search depth for the cushion nose, share of the cloth's short side; raise for wide cushions
+    max_line_rms_px: float = 1.5  # scatter of edge points about a fitted cushion line; raise for soft, blurry video
+    min_inlier_fraction: float = 0.4  # share of a side's edge points on its line; lower when much is hidden (arms, balls)
+    max_aspect_error: float = 0.10  # seen length/width against the profile's; the profile is refused beyond this
+    max_landmark_mm: float = 50.0  # median pocket/hole residual beyond which the profile's layout is refused (real pockets differ from a spec's)
+    min_focal_per_width: float = 0.35  # estimated focal lengths outside [min, max] x image width are not trusted
+    max_focal_per_width: float = 4.0
+    estimate_distortion: bool = True  # fit k1, k2 from the cushion lines' straightness
+
+
+def landmarks_mm(profile: TableProfile) -> dict[str, tuple[float, float]]:
+    """Every named point of a profile a user can click on: ``corner:TL`` .. ``corner:BL``,
+    ``pocket:<id>`` (drop centres), ``hole:<id>``, ``pin:<id>`` and ``spot:<name>``."""
+    out: dict[str, tuple[float, float]] = {f"corner:{c}": xy for c, xy in zip(CORNERS, profile.corners_mm)}
+    out.update({f"pocket:{p.id}": p.xy_mm for p in profile.pockets})
+    out.update({f"hole:{h.id}": h.xy_mm for h in profile.holes})
+    out.update({f"pin:{p.id}": p.xy_mm for p in profile.pins})
+    out.update({f"spot:{k}": v for k, v in profile.spots.items()})
+    return out
+
+
+def _skip_zones(profile: TableProfile) -> dict[str, list[tuple[float, float]]]:
+    """Stretches of each side (fractions from its first corner, clockwise) with no cushion nose."""
+    L, W = profile.length_mm, profile.width_mm
+    if profile.kind != "six_pocket":
+        return {}
+    corner = max((p.mouth_mm for p in profile.pockets if p.kind == "corner"), default=0.0) / math.sqrt(2) + 0.08 * W
+    middle = max((p.mouth_mm for p in profile.pockets if p.kind == "middle"), default=0.0) / 2 + 0.04 * W
+    long_skip = [(0.0, corner / L), (0.5 - middle / L, 0.5 + middle / L), (1 - corner / L, 1.0)]
+    short_skip = [(0.0, corner / W), (1 - corner / W, 1.0)]
+    return {"top": long_skip, "bottom": long_skip, "left": short_skip, "right": short_skip}
+
+
+def _lines(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, cfg: CalibrationConfig
+           ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, float], list[np.ndarray]]:
+    """Robust lines through each side's undistorted edge points; their RMS (px) and inlier points."""
+    lines, rms, inliers = [], {}, []
+    for s in sides:
+        if len(s.points_px) < 12:
+            raise CalibrationError(
+                f"only {len(s.points_px)} edge points found along the {s.side} cushion",
+                "make sure the whole table is in view, evenly lit and not covered, or give the corners by hand (--corners)",
+            )
+        u = undistort_px(s.points_px, k, dist)
+        c, d, keep = detect.fit_line(u)
+        frac = float(keep.mean())
+        if frac < cfg.min_inlier_fraction:
+            raise CalibrationError(
+                f"the {s.side} cushion is not straight in the picture: only {100 * frac:.0f}% of its edge points lie on one line",
+                "clear the cushions (arms, cues, objects) and try another frame, or give the corners by hand (--corners)",
+            )
+        r = float(np.sqrt(np.mean(((u[keep] - c) @ np.array([-d[1], d[0]])) ** 2)))
+        lines.append((c, d))
+        rms[s.side] = r
+        inliers.append(s.points_px[keep])
+    return lines, rms, inliers
+
+
+def _corners_from_lines(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    top, right, bottom, left = lines
+    return np.array([
+        detect.intersect(*left, *top), detect.intersect(*top, *right),
+        detect.intersect(*right, *bottom), detect.intersect(*bottom, *left),
+    ])
+
+
+def _steady_focal(corners_und: np.ndarray, profile: TableProfile, principal_point: tuple[float, float],
+                  jitter_px: float = 0.5, spread_limit: float = 0.2) -> float | None:
+    """The focal length the corners' perspective implies, or None when half a pixel of noise on the
+    corners moves it by more than ``spread_limit`` (a view too square-on to tell)."""
+    corners_mm = np.array(profile.corners_mm)
+    f0 = focal_from_homography(Homography.from_correspondences(corners_mm, corners_und).matrix, principal_point)
+    if f0 is None:
+        return None
+    rng = np.random.default_rng(0)
+    fs = []
+    for _ in range(8):
+        noisy = corners_und + rng.normal(0.0, jitter_px, corners_und.shape)
+        f = focal_from_homography(Homography.from_correspondences(corners_mm, noisy).matrix, principal_point)
+        if f is None:
+            return None
+        fs.append(f)
+    spread = (max(fs) - min(fs)) / f0
+    return f0 if spread <= spread_limit else None
+
+
+def _with_focal(k: np.ndarray, dist: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
+    """The camera matrix with focal length ``f`` and the radial terms rescaled so that the lens maps
+    pixels exactly as before (k1 scales with f^2, k2 with f^4): undistorted pixels do not move."""
+    s = f / k[0, 0]
+    k2 = k.copy()
+    k2[0, 0] = k2[1, 1] = f
+    d = np.asarray(dist, dtype=np.float64).copy()
+    d[0] *= s ** 2
+    d[1] *= s ** 4
+    if len(d) > 4:
+        d[4] *= s ** 6
+    return k2, d
+
+
+def _focal_for_height(h: Homography, image_size: tuple[int, int], profile: TableProfile, height_mm: float) -> float:
+    """The focal length (px) at which the camera pose from the corners has the given height."""
+    w = image_size[0]
+
+    def gap(f: float) -> float:
+        _, _, c = camera_pose(h, default_camera_matrix(image_size, f), profile.length_mm, profile.width_mm)
+        return c[2] - height_mm
+
+    lo, hi = 0.1 * w, 20.0 * w
+    try:
+        return float(brentq(gap, lo, hi, xtol=1e-3))
+    except ValueError:
+        raise CalibrationError(
+            f"no focal length puts the camera {height_mm:g} mm above the table for this picture",
+            "check --camera-height-mm (millimetres from the cloth to the lens)",
+        ) from None
+
+
+def find_landmarks(image: np.ndarray, cal: Calibration, profile: TableProfile) -> dict[str, tuple[np.ndarray, float]]:
+    """Pockets (six-pocket) or bed holes (bar billiards) found near where the calibration puts them:
+    ``{"pocket:TL": (centre_mm found, residual_mm)}``.
+
+    The dark blob's outline is mapped to the table and a circle fitted to it there (the table plane
+    is metric, so the circle stays a circle); for a pocket only the outline beyond the line between
+    its jaws counts (the cloth runs up to that line and hides the rest of the drop)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = cv2.GaussianBlur(gray, (3, 3), 0)
+    items = [(f"pocket:{p.id}", p.xy_mm, p.radius_mm, p.jaws_mm) for p in profile.pockets]
+    items += [(f"hole:{h.id}", h.xy_mm, h.radius_mm, None) for h in profile.holes]
+    out: dict[str, tuple[np.ndarray, float]] = {}
+    for name, xy, r_mm, jaws in items:
+        c_px = cal.to_image_px(np.array([xy]))[0]
+        edge_px = cal.to_image_px(np.array([[xy[0] + r_mm, xy[1]]]))[0]
+        r_px = float(np.linalg.norm(edge_px - c_px))
+        outline = detect.dark_blob_outline(gray, c_px, 1.6 * r_px)
+        if outline is None:
+            continue
+        pts = cal.to_table_mm(outline)
+        if jaws is not None:
+            a, b = np.asarray(jaws[0]), np.asarray(jaws[1])
+            n = np.array([-(b - a)[1], (b - a)[0]]) / np.linalg.norm(b - a)
+            if n @ (np.array([profile.length_mm / 2, profile.width_mm / 2]) - a) > 0:
+                n = -n  # n points out of the table
+            pts = pts[(pts - a) @ n > 4.0]
+        if len(pts) < 8:
+            continue
+        centre, radius = detect.fit_circle(pts)
+        if not 0.5 * r_mm <= radius <= 1.6 * r_mm:
+            continue
+        out[name] = (centre, float(np.linalg.norm(centre - np.asarray(xy))))
+    return out
+
+
+def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | None = None,
+                    focal_px: float | None = None, camera_height_mm: float | None = None,
+                    camera_matrix: np.ndarray | None = None, dist_coeffs: np.ndarray | None = None,
+                    config: CalibrationConfig = CalibrationConfig()) -> Calibration:
+    """Automatic calibration from one BGR image (see the module docstring). Raises
+    :class:`CalibrationError` with what was seen and what to do when it cannot be trusted."""
+    h_img, w_img = image.shape[:2]
+    size = (w_img, h_img)
+    cloth = detect.find_cloth(image)
+    quad, head = detect.order_quad(cloth.quad_px, head)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    skip = _skip_zones(profile)
+    sides = detect.side_edges(gray, quad, config.band_fraction, skip, n=120, segments=8)
+    focal_source = "given" if (focal_px or camera_matrix is not None) else "default"
+    k = np.asarray(camera_matrix, float) if camera_matrix is not None else default_camera_matrix(size, focal_px)
+    dist = np.zeros(5) if dist_coeffs is None else np.asarray(dist_coeffs, float).ravel()
+    straight = (float("nan"), float("nan"))
+    for attempt in range(2):
+        if dist_coeffs is None and config.estimate_distortion:
+            _, _, inl = _lines(sides, k, np.zeros(5), config)
+            dist, *straight = detect.estimate_distortion(inl, k)
+        lines, rms, _ = _lines(sides, k, dist, config)
+        corners_und = _corners_from_lines(lines)
+        if attempt == 0:
+            # Second pass: search again in a narrow band around the nose lines found.
+            k_, dist_ = k, dist
+            sides = detect.side_edges(gray, corners_und, 0.04, skip, outside_fraction=0.03, segments=2,
+                                      warp=lambda p: distort_px(p, k_, dist_))
+    hom = Homography.from_correspondences(corners_und, np.array(profile.corners_mm))
+    if focal_source == "default" and not camera_height_mm:
+        f_est = _steady_focal(corners_und, profile, (k[0, 2], k[1, 2]))
+        if f_est is not None and config.min_focal_per_width * w_img <= f_est <= config.max_focal_per_width * w_img:
+            k, dist = _with_focal(k, dist, f_est)
+            focal_source = "estimated"
+    if camera_height_mm and focal_source == "default":
+        k, dist = _with_focal(k, dist, _focal_for_height(hom, size, profile, camera_height_mm))
+        focal_source = "from camera height"
+    worst = max(rms, key=rms.get)
+    if rms[worst] > config.max_line_rms_px:
+        raise CalibrationError(
+            f"the {worst} cushion's edge points scatter by {rms[worst]:.2f} px about their line (limit {config.max_line_rms_px} px)",
+            "use a sharper frame with the cushions clear, or give the corners by hand (--corners)",
+        )
+    _check_aspect(corners_und, profile, config)
+    cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
+    found = find_landmarks(image, cal, profile)
+    lm = {name: round(r, 3) for name, (_, r) in found.items()}
+    if lm and float(np.median(list(lm.values()))) > config.max_landmark_mm:
+        raise CalibrationError(
+            f"the {'pockets' if profile.pockets else 'holes'} found lie a median {float(np.median(list(lm.values()))):.0f} mm "
+            f"from where profile {profile.name!r} puts them",
+            "check the profile (table size, pocket openings, hole layout) against the real table",
+        )
+    return cal.with_residuals(
+        line_rms_px={k_: round(v, 4) for k_, v in rms.items()},
+        straightness_rms_px={"before": round(straight[0], 4), "after": round(straight[1], 4)},
+        landmarks_mm=lm, landmark_rms_mm=round(float(np.sqrt(np.mean(np.square(list(lm.values()))))), 3) if lm else None,
+    )
+
+
+def _check_aspect(corners_und: np.ndarray, profile: TableProfile, config: CalibrationConfig) -> float:
+    """Refuse a profile whose length/width ratio is not the one seen (item 4); returns the seen ratio."""
+    c = np.asarray(corners_und)
+    seen = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+                 / (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])))
+    want = profile.length_mm / profile.width_mm
+    if abs(seen / want - 1) > config.max_aspect_error:
+        raise CalibrationError(
+            f"the table seen is {seen:.2f} times as long as it is wide, but profile {profile.name!r} "
+            f"({profile.length_mm:g} x {profile.width_mm:g} mm) is {want:.2f}",
+            "check the table size (--table LENGTHxWIDTH, the playing surface between the cushion noses, in mm)",
+        )
+    return seen
+
+
+def _build(size: tuple[int, int], k: np.ndarray, dist: np.ndarray, hom: Homography, profile: TableProfile,
+           camera_height_mm: float | None, method: str, focal_source: str, head: str | None) -> Calibration:
+    """The Calibration object: camera pose by solvePnP (a given camera height wins over the pose's)."""
+    _, _, centre = camera_pose(hom, k, profile.length_mm, profile.width_mm)
+    if camera_height_mm:
+        centre = np.array([centre[0], centre[1], float(camera_height_mm)])
+    corners_und = hom.inverse(np.array(profile.corners_mm))
+    return Calibration(
+        image_size=size, camera_matrix=k, dist_coeffs=dist, homography=hom,
+        camera_xyh_mm=(float(centre[0]), float(centre[1]), float(centre[2])),
+        corners_px=distort_px(corners_und, k, dist), length_mm=profile.length_mm, width_mm=profile.width_mm,
+        ball_radius_mm=profile.ball_radius_mm, profile_name=profile.name, method=method,
+        residuals={"focal_source": focal_source, "head": head,
+                   "aspect_profile": round(profile.length_mm / profile.width_mm, 4)},
+    )
+
+
+def calibrate_manual(points_px: Mapping[str, object], profile: TableProfile, image_size: tuple[int, int], *,
+                     focal_px: float | None = None, camera_height_mm: float | None = None,
+                     camera_matrix: np.ndarray | None = None, dist_coeffs: np.ndarray | None = None,
+                     config: CalibrationConfig = CalibrationConfig()) -> Calibration:
+    """Calibration from four or more named landmarks clicked or typed in pixels (item 2).
+
+    ``points_px`` maps names of :func:`landmarks_mm` (``corner:TL``, ``pocket:TM``, ``hole:h200``,
+    ``pin:red``, ``spot:centre``; a bare ``TL`` means the corner) to ``(x, y)`` pixels of the image.
+    With more than four points the homography is a least-squares fit and each point's residual (mm)
+    is reported; the lens is ideal unless ``camera_matrix``/``dist_coeffs`` are given."""
+    known = landmarks_mm(profile)
+    names, px, mm = [], [], []
+    for name, xy in points_px.items():
+        key = f"corner:{name}" if name in CORNERS else name
+        if key not in known:
+            raise CalibrationError(f"unknown landmark {name!r} for profile {profile.name!r}",
+                                   f"use one of {', '.join(known)}")
+        names.append(key)
+        px.append(as_points(xy, f"landmark {name!r}")[0])
+        mm.append(known[key])
+    if len(names) < 4:
+        raise CalibrationError(f"{len(names)} landmarks given; four or more are needed",
+                               "give the four playing-surface corners (--corners) or more named points (--point)")
+    size = (int(image_size[0]), int(image_size[1]))
+    px_a, mm_a = np.array(px), np.array(mm)
+    inside = (px_a[:, 0] >= -0.5) & (px_a[:, 0] <= size[0] - 0.5) & (px_a[:, 1] >= -0.5) & (px_a[:, 1] <= size[1] - 0.5)
+    if not inside.all():
+        bad = [n for n, ok in zip(names, inside) if not ok]
+        raise CalibrationError(f"landmark(s) {', '.join(bad)} lie outside the {size[0]}x{size[1]} picture",
+                               "give pixel coordinates (x = column, y = row) inside the picture")
+    focal_source = "given" if (focal_px or camera_matrix is not None) else "default"
+    k = np.asarray(camera_matrix, float) if camera_matrix is not None else default_camera_matrix(size, focal_px)
+    dist = np.zeros(5) if dist_coeffs is None else np.asarray(dist_coeffs, float).ravel()
+    und = undistort_px(px_a, k, dist)
+    hom = Homography.from_correspondences(und, mm_a)
+    if not hom.preserves_orientation(und.mean(axis=0)):
+        raise CalibrationError("the landmarks map the table mirrored",
+                               "give the corners in the order TL, TR, BR, BL (clockwise, starting at the head end's top)")
+    corners_und = hom.inverse(np.array(profile.corners_mm))
+    _check_aspect(corners_und, profile, config)
+    if focal_source == "default" and not camera_height_mm:
+        f_est = _steady_focal(corners_und, profile, (k[0, 2], k[1, 2]))
+        if f_est is not None and config.min_focal_per_width * size[0] <= f_est <= config.max_focal_per_width * size[0]:
+            k, dist = _with_focal(k, dist, f_est)
+            focal_source = "estimated"
+    if camera_height_mm and focal_source == "default":
+        k, dist = _with_focal(k, dist, _focal_for_height(hom, size, profile, camera_height_mm))
+        focal_source = "from camera height"
+    cal = _build(size, k, dist, hom, profile, camera_height_mm, "manual", focal_source, None)
+    res = hom.residuals(und, mm_a)
+    return cal.with_residuals(
+        landmarks_mm={n: round(float(r), 3) for n, r in zip(names, res)},
+        landmark_rms_mm=round(float(np.sqrt(np.mean(res ** 2))), 3),
+    )
+
+
+def calibrate_frames(frames: Iterable[np.ndarray], profile: TableProfile, **kwargs: object) -> Calibration:
+    """Automatic calibration from several frames of one fixed camera: each frame is calibrated and
+    the calibration whose corners lie nearest the per-corner median is kept (a frame with an arm
+    over a cushion does not spoil the result). Raises the most common refusal when none succeeds."""
+    good: list[Calibration] = []
+    errors: list[CalibrationError] = []
+    for image in frames:
+        try:
+            good.append(calibrate_image(image, profile, **kwargs))
+        except CalibrationError as e:
+            errors.append(e)
+            log.info("frame refused: %s", e)
+    if not good:
+        if not errors:
+            raise CalibrationError("the source gave no frames", "check that the video or camera can be read")
+        reasons = [e.reason for e in errors]
+        raise max(errors, key=lambda e: reasons.count(e.reason))
+    corners = np.array([c.corners_px for c in good])
+    med = np.median(corners, axis=0)
+    best = int(np.argmin(np.linalg.norm(corners - med, axis=2).max(axis=1)))
+    spread = float(np.linalg.norm(corners - med, axis=2).max()) if len(good) > 1 else 0.0
+    return good[best].with_residuals(frames_used=len(good), frames_refused=len(errors), corner_spread_px=round(spread, 3))
+
+
+def intrinsics_from_chessboard(frames: Iterable[np.ndarray], pattern: tuple[int, int], square_mm: float = 25.0,
+                               max_views: int = 40) -> tuple[np.ndarray, np.ndarray, float]:
+    """Camera matrix and distortion from views of a chessboard (``pattern`` = inner corners per row
+    and column) by ``cv2.calibrateCamera``: the alternative to fitting the lens from the cushions.
+    Returns ``(camera_matrix, dist_coeffs (5,), rms_px)``."""
+    obj = np.zeros((pattern[0] * pattern[1], 3), np.float32)
+    obj[:, :2] = np.mgrid[0: pattern[0], 0: pattern[1]].T.reshape(-1, 2) * square_mm
+    obj_pts, img_pts, size = [], [], None
+    crit = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 30, 0.01)
+    for image in frames:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        size = gray.shape[::-1]
+        ok, corners = cv2.findChessboardCorners(gray, pattern, None)
+        if not ok:
+            continue
+        corners = cv2.cornerSubPix(gray, corners, (5, 5), (-1, -1), crit)
+        obj_pts.append(obj)
+        img_pts.append(corners)
+        if len(obj_pts) >= max_views:
+            break
+    if len(obj_pts) < 3 or size is None:
+        raise CalibrationError(f"the chessboard ({pattern[0]}x{pattern[1]} inner corners) was found in {len(obj_pts)} views",
+                               "film the board from several angles, whole and sharp, in at least three frames")
+    rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None)
+    return k, np.asarray(dist, float).ravel()[:5], float(rms)
