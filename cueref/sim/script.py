@@ -12,6 +12,7 @@ A script is YAML or JSON (``docs/simulator-physics.md`` has a full example)::
       - setup: rack                  # rack (default) | {positions: {cue: [x, y], r1: [x, y]}, pins: ...}
         steps:
           - shot: {ball: cue, direction_deg: 12, speed_mm_s: 3000, side: 0, top: 0.2}
+          - shot: {ball: cue, at: y2, offset_deg: 5, speed_mm_s: 1500}   # aimed at a ball where it lies
             expect: {fouls: [], next_player: A, frame_over: false, note: "own ball potted, 4.2.1"}
           - aim: {ball: r1, pocket: TR, speed_mm_s: 2500}    # a shot found by the aiming helper
           - place: {ball: cue, xy_mm: [710, 405]}
@@ -82,7 +83,8 @@ GAMES = {"ficha": "ficha", "brasileira": "brasileira", "bar-billiards": "bar-bil
 _RULES_MODULE = {"ficha": "rules.ficha", "brasileira": "rules.brasileira", "bar-billiards": "rules.bar_billiards"}
 SHOT_PAUSE_S = 1.2
 OTHER_PAUSE_S = 0.4
-_SHOT_FIELDS = {"ball", "direction_deg", "speed_mm_s", "side", "top", "elevation_deg", "double_hit", "place_xy_mm"}
+_SHOT_FIELDS = {"ball", "direction_deg", "speed_mm_s", "side", "top", "elevation_deg", "double_hit", "place_xy_mm",
+                "at", "offset_deg"}
 _AIM_FIELDS = {"ball", "pocket", "speed_mm_s", "cue", "top", "side"}
 _EXPECT_FIELDS = {"fouls", "next_player", "frame_over", "winner", "note"}
 _STEP_KINDS = ("shot", "aim", "place", "remove", "touch", "input", "wait", "set")
@@ -306,10 +308,17 @@ def parse_script(data: Any, source: str = "script") -> Script:
             body = st[kind]
             if kind == "shot":
                 b = _mapping(body, f"{sw}.shot", _SHOT_FIELDS)
-                for req in ("ball", "direction_deg", "speed_mm_s"):
+                for req in ("ball", "speed_mm_s"):
                     if req not in b:
                         raise ScriptError(f"{sw}.shot: missing field '{req}'")
-                kw = {"ball": str(b["ball"]), "direction_deg": _num(b["direction_deg"], f"{sw}.shot.direction_deg"),
+                if ("direction_deg" in b) == ("at" in b):
+                    raise ScriptError(f"{sw}.shot: give either 'direction_deg' or 'at' (a ball to aim at, full ball)")
+                if "at" in b:
+                    step["at"] = str(b["at"])
+                    step["offset_deg"] = _num(b.get("offset_deg", 0.0), f"{sw}.shot.offset_deg", -90.0, 90.0)
+                elif "offset_deg" in b:
+                    raise ScriptError(f"{sw}.shot: 'offset_deg' goes with 'at'")
+                kw = {"ball": str(b["ball"]), "direction_deg": _num(b.get("direction_deg", 0.0), f"{sw}.shot.direction_deg"),
                       "speed_mm_s": _num(b["speed_mm_s"], f"{sw}.shot.speed_mm_s", 1.0, 15000.0)}
                 for k in ("side", "top"):
                     if k in b:
@@ -480,6 +489,13 @@ class Runner:
                         raise ScriptError(f"{where}.aim: no clear shot pots {a['ball']} in {a['pocket']} from here")
                 else:
                     shot = step["shot"]
+                if "at" in step:  # aimed at a ball's centre where it lies now, turned by offset_deg
+                    start = shot.place_xy_mm or world.ball(shot.ball).xy_mm
+                    aim = world.ball(step["at"])
+                    if not aim.on_table:
+                        raise ScriptError(f"{where}.shot.at: ball {step['at']!r} is {aim.status.value}, not on the table")
+                    ang = math.degrees(math.atan2(aim.xy_mm[1] - start[1], aim.xy_mm[0] - start[0]))
+                    shot = replace(shot, direction_deg=ang + step["offset_deg"])
                 target = world.ball(shot.ball)
                 if shot.place_xy_mm is not None and (not target.on_table or math.dist(target.xy_mm, shot.place_xy_mm) > 1e-6):
                     hand = place_ball(world, shot.ball, shot.place_xy_mm, t)
@@ -581,15 +597,7 @@ def dumps_script(script: Script) -> str:
 
     def conv(v: Any) -> Any:
         if isinstance(v, Shot):
-            d = {"ball": v.ball, "direction_deg": v.direction_deg, "speed_mm_s": v.speed_mm_s}  # exact: play is chaotic
-            for k in ("side", "top", "elevation_deg"):
-                if getattr(v, k):
-                    d[k] = getattr(v, k)
-            if v.double_hit:
-                d["double_hit"] = True
-            if v.place_xy_mm is not None:
-                d["place_xy_mm"] = list(v.place_xy_mm)
-            return d
+            return _shot_dict(v)
         if isinstance(v, Mapping):
             return {str(k): conv(x) for k, x in v.items()}
         if isinstance(v, (list, tuple)):
@@ -607,11 +615,27 @@ def dumps_script(script: Script) -> str:
     return json.dumps(out, indent=1)
 
 
+def _shot_dict(v: Shot) -> dict[str, Any]:
+    d: dict[str, Any] = {"ball": v.ball, "direction_deg": v.direction_deg, "speed_mm_s": v.speed_mm_s}  # exact: play is chaotic
+    for k in ("side", "top", "elevation_deg"):
+        if getattr(v, k):
+            d[k] = getattr(v, k)
+    if v.double_hit:
+        d["double_hit"] = True
+    if v.place_xy_mm is not None:
+        d["place_xy_mm"] = list(v.place_xy_mm)
+    return d
+
+
 def _unnormalise(step: Mapping[str, Any]) -> dict[str, Any]:
     kind = step["kind"]
     d: dict[str, Any]
     if kind == "shot":
         d = {"shot": step["shot"]}
+        if "at" in step:
+            shot = step["shot"]
+            d = {"shot": {**(_shot_dict(shot) if isinstance(shot, Shot) else dict(shot)), "at": step["at"], "offset_deg": step["offset_deg"]}}
+            d["shot"].pop("direction_deg")
     elif kind == "aim":
         d = {"aim": {k: v for k, v in step["aim"].items() if v is not None}}
     elif kind == "place":

@@ -170,3 +170,17 @@ def test_generated_frames_finish_replay_and_agree_with_the_engine(game, seed):
         assert not exp.mismatches(dec), (exp, dec.explanation)
     if game == "brasileira":
         assert any(isinstance(e, Nomination) for e in gf.run.events)
+
+
+def test_shot_aimed_at_a_ball_hits_it_first_and_round_trips():
+    s = ficha_script(seed=2)
+    s["frames"][0]["steps"].insert(1, {"shot": {"ball": "cue", "at": "y2", "speed_mm_s": 1500.0}})
+    run = run_script(s)
+    starts = [i for i, e in enumerate(run.events) if isinstance(e, ShotStart)]
+    from tracking.events import BallBall
+    first = next(e for e in run.events[starts[1]:] if isinstance(e, BallBall))
+    assert {first.a, first.b} == {"cue", "y2"}
+    again = run_script(parse_script(json.loads(dumps_script(parse_script(s)))))
+    assert dumps_events(again.events) == dumps_events(run.events)
+    with pytest.raises(ScriptError, match="either 'direction_deg' or 'at'"):
+        parse_script({"game": "ficha", "frames": [{"steps": [{"shot": {"ball": "cue", "speed_mm_s": 100.0}}]}]})

@@ -1,0 +1,176 @@
+"""Staged scenes: short scripts that make one foul (or one hard case) happen, with the decision a
+referee must give. Each is a :class:`~cueref.sim.script.Script`; ``tests/sim/test_scenarios.py``
+plays each one and checks the rules engine agrees with its ``expect``.
+
+Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A shoots first):
+
+* ``ficha_miss``: 5.2, the cue ball touches no ball; the removal (a yellow lifted by hand) follows.
+* ``ficha_wrong_ball_first``: 5.2, an opponent ball first.
+* ``ficha_suicide``: 4.2.2 / 5.1, the cue ball follows the red into the corner: B wins.
+* ``ficha_opponent_ball_last``: 4.2.3, the red knocks a yellow in: the turn ends, no penalty.
+* ``ficha_off_table``: 5.3, a jumped cue ball flies over the cushion; it comes back to the centre by
+  hand (5.3.1) and the removal follows.
+* ``ficha_jump``: 5.4, the cue ball jumps a yellow to reach a red.
+* ``ficha_frozen_ball_moved``: 4.5, the cue ball frozen to a red is played into it.
+* ``ficha_double_hit``: 5.7, the cue touches the cue ball twice.
+
+Hard cases (issue 3, item 6): ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
+to a red), ``hard_two_pots`` (a split sends two reds into the foot corners within 50 ms),
+``hard_kiss_cluster`` (a red driven into a cluster of four touching balls).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from calibration.table import resolve_profile
+from cueref.sim.script import Script, parse_script
+
+__all__ = ["SCENARIOS", "scenario", "scenario_names"]
+
+_F = resolve_profile("ficha")
+_R = _F.ball_radius_mm
+_L, _W = _F.length_mm, _F.width_mm
+
+# a spread layout: every ball well away from pockets and from each other
+_BASE = {
+    "cue": (710.0, 405.0),
+    "r1": (330.0, 230.0), "r2": (260.0, 600.0), "r3": (480.0, 690.0), "r4": (160.0, 330.0),
+    "y1": (1000.0, 250.0), "y2": (1180.0, 640.0), "y3": (1260.0, 160.0), "y4": (930.0, 560.0),
+}
+
+
+def _ficha(positions: dict[str, tuple[float, float]], steps: list[dict[str, Any]], title: str) -> Script:
+    pos = dict(_BASE)
+    pos.update(positions)
+    return parse_script({
+        "game": "ficha", "profile": "ficha", "players": ["A", "B"], "title": title, "seed": 1,
+        "frames": [{"setup": {"positions": {k: list(v) for k, v in pos.items()}}, "steps": steps}],
+    }, f"scenario {title!r}")
+
+
+def _towards(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
+
+
+def ficha_miss() -> Script:
+    return _ficha({}, [
+        {"shot": {"ball": "cue", "direction_deg": -60.0, "speed_mm_s": 500.0},
+         "expect": {"fouls": ["miss"], "next_player": "B", "frame_over": False, "note": "5.2: no ball hit; a yellow comes off"}},
+        {"remove": {"ball": "y4"}},
+    ], "ficha 5.2 miss")
+
+
+def ficha_wrong_ball_first() -> Script:
+    return _ficha({}, [
+        {"shot": {"ball": "cue", "direction_deg": _towards(_BASE["cue"], _BASE["y1"]), "speed_mm_s": 1200.0},
+         "expect": {"fouls": ["wrong_ball_first"], "next_player": "B", "note": "5.2: an opponent ball first"}},
+        {"remove": {"ball": "y4"}},
+    ], "ficha 5.2 opponent ball first")
+
+
+def ficha_suicide() -> Script:
+    cue, red = (300.0, 300.0), (180.0, 180.0)
+    return _ficha({"cue": cue, "r1": red}, [
+        {"shot": {"ball": "cue", "direction_deg": -135.0, "speed_mm_s": 1800.0, "top": 0.5},
+         "expect": {"fouls": ["suicide"], "frame_over": True, "winner": "B", "note": "4.2.2, 5.1: the cue ball follows the red in"}},
+    ], "ficha 4.2.2 suicide")
+
+
+def ficha_opponent_ball_last() -> Script:
+    return _ficha({"cue": (710.0, 420.0), "r1": (710.0, 170.0), "y1": (710.0, 58.0), "r2": (260.0, 600.0)}, [
+        {"shot": {"ball": "cue", "direction_deg": -90.0, "speed_mm_s": 1500.0, "top": -0.2},
+         "expect": {"fouls": [], "next_player": "B", "note": "4.2.3: an opponent ball potted last ends the turn"}},
+    ], "ficha 4.2.3 opponent ball last")
+
+
+def ficha_off_table() -> Script:
+    return _ficha({"cue": (1300.0, 405.0)}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 3000.0, "elevation_deg": 60.0},
+         "expect": {"fouls": ["miss", "off_table", "jump"], "next_player": "B",
+                    "note": "5.2, 5.3, 5.4: the jumped cue ball left the table without touching a ball"}},
+        {"place": {"ball": "cue", "xy_mm": [710.0, 405.0]}},
+        {"remove": {"ball": "y4"}},
+    ], "ficha 5.3 ball off the table")
+
+
+def ficha_jump() -> Script:
+    cue, yellow, red = (560.0, 405.0), (760.0, 405.0), (1000.0, 405.0)
+    return _ficha({"cue": cue, "y4": yellow, "r1": red, "y1": (1000.0, 200.0)}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 3200.0, "elevation_deg": 45.0},
+         "expect": {"fouls": ["jump"], "next_player": "B", "note": "5.4: the cue ball jumps a yellow"}},
+        {"remove": {"ball": "y2"}},
+    ], "ficha 5.4 jump")
+
+
+def ficha_frozen_ball_moved() -> Script:
+    cue = (710.0, 405.0)
+    red = (710.0 + 2 * _R + 0.3, 405.0)
+    return _ficha({"cue": cue, "r1": red}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 600.0},
+         "expect": {"fouls": ["frozen_ball_moved"], "next_player": "B", "note": "4.5: the frozen red moved"}},
+        {"remove": {"ball": "y4"}},
+    ], "ficha 4.5 frozen ball moved")
+
+
+def ficha_double_hit() -> Script:
+    return _ficha({}, [
+        {"shot": {"ball": "cue", "direction_deg": _towards(_BASE["cue"], _BASE["r1"]), "speed_mm_s": 1400.0, "double_hit": True},
+         "expect": {"fouls": ["double_hit"], "next_player": "B", "note": "5.7: the cue touched the cue ball twice"}},
+        {"remove": {"ball": "y4"}},
+    ], "ficha 5.7 double hit")
+
+
+def hard_near_miss() -> Script:
+    cue, red = (400.0, 405.0), (1000.0, 405.0)
+    yellow = (700.0, 405.0 + 2 * _R + 2.0)  # 2 mm from the cue ball's path
+    return _ficha({"cue": cue, "r1": red, "y4": yellow, "y1": (1000.0, 150.0)}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 1200.0, "top": 0.4},
+         "expect": {"fouls": [], "next_player": "B", "note": "the cue ball passes 2 mm from y4: a legal red first"}},
+    ], "hard case: a 2 mm near miss")
+
+
+def hard_two_pots() -> Script:
+    return _ficha({"cue": (300.0, 405.0), "r1": (820.0, 405.0 - _R - 0.5), "r2": (820.0, 405.0 + _R + 0.5),
+                   "y4": (930.0, 700.0), "y1": (1000.0, 120.0), "y2": (600.0, 700.0), "y3": (600.0, 110.0)}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 3000.0},
+         "expect": {"fouls": [], "next_player": "A", "note": "two reds drop within 50 ms (4.2: the last to drop counts)"}},
+    ], "hard case: two pots within 50 ms")
+
+
+def hard_kiss_cluster() -> Script:
+    cx, cy = 900.0, 420.0
+    s3 = math.sqrt(3.0) * _R
+    return _ficha({"cue": (400.0, 415.0), "r1": (cx, cy), "y4": (cx + 2 * _R, cy), "r2": (cx + _R, cy - s3),
+                   "y1": (cx + _R, cy + s3)}, [
+        {"shot": {"ball": "cue", "direction_deg": 0.0, "speed_mm_s": 2500.0, "top": 0.2},
+         "expect": {"fouls": [], "note": "a red first into a cluster of four touching balls"}},
+    ], "hard case: a kiss cluster")
+
+
+SCENARIOS: dict[str, Callable[[], Script]] = {
+    "ficha_miss": ficha_miss,
+    "ficha_wrong_ball_first": ficha_wrong_ball_first,
+    "ficha_suicide": ficha_suicide,
+    "ficha_opponent_ball_last": ficha_opponent_ball_last,
+    "ficha_off_table": ficha_off_table,
+    "ficha_jump": ficha_jump,
+    "ficha_frozen_ball_moved": ficha_frozen_ball_moved,
+    "ficha_double_hit": ficha_double_hit,
+    "hard_near_miss": hard_near_miss,
+    "hard_two_pots": hard_two_pots,
+    "hard_kiss_cluster": hard_kiss_cluster,
+}
+
+
+def scenario_names(game: str | None = None) -> tuple[str, ...]:
+    """Names of the staged scenes (of one game, if given)."""
+    return tuple(n for n, f in SCENARIOS.items() if game is None or f().game == game)
+
+
+def scenario(name: str) -> Script:
+    """The script of a staged scene by name."""
+    if name not in SCENARIOS:
+        raise KeyError(f"unknown scenario {name!r}: {', '.join(SCENARIOS)}")
+    return SCENARIOS[name]()
