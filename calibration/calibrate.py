@@ -203,6 +203,13 @@ def find_landmarks(image: np.ndarray, cal: Calibration, profile: TableProfile) -
         if len(pts) < 8:
             continue
         centre, radius = detect.fit_circle(pts)
+        for _ in range(2):  # drop outline points of whatever touches the blob (a pin, a ball, a jaw)
+            off = np.abs(np.linalg.norm(pts - centre, axis=1) - radius)
+            keep = off <= max(1.5, 3.0 * 1.4826 * float(np.median(off)))
+            if keep.sum() < 8:
+                break
+            pts = pts[keep]
+            centre, radius = detect.fit_circle(pts)
         if not 0.5 * r_mm <= radius <= 1.6 * r_mm:
             continue
         out[name] = (centre, float(np.linalg.norm(centre - np.asarray(xy))))
@@ -263,6 +270,7 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
             "check the profile (table size, pocket openings, hole layout) against the real table",
         )
     return cal.with_residuals(
+        landmarks_found_mm={name: [round(float(c[0]), 2), round(float(c[1]), 2)] for name, (c, _) in found.items()},
         line_rms_px={k_: round(v, 4) for k_, v in rms.items()},
         straightness_rms_px={"before": round(straight[0], 4), "after": round(straight[1], 4)},
         landmarks_mm=lm, landmark_rms_mm=round(float(np.sqrt(np.mean(np.square(list(lm.values()))))), 3) if lm else None,
