@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 
@@ -63,6 +63,7 @@ __all__ = [
     "ShotResult",
     "HandResult",
     "simulate",
+    "strike_state",
     "place_ball",
     "remove_ball",
     "touch_ball",
@@ -433,7 +434,7 @@ class _B:
     __slots__ = ("id", "status", "mode", "t0", "r", "v", "a", "w", "alpha", "wz_rate", "h", "vz", "t_end",
                  "segs", "leaving", "skimming")
 
-    def __init__(self, s: BallState, t0: float):
+    def __init__(self, s: BallState):
         self.id = s.id
         self.status = s.status
         self.segs: list[_Seg] = []
@@ -452,7 +453,7 @@ class _Sim:
         self.t0 = t0
         self.events: list[CameraEvent] = []
         self.last_contact: dict[tuple, float] = {}
-        self.balls = [_B(s, t0) for s in world.balls]
+        self.balls = [_B(s) for s in world.balls]
         self.index = {b.id: i for i, b in enumerate(self.balls)}
         for b, s in zip(self.balls, world.balls):
             self._set(b, t0, s.xy_mm, s.velocity_mm_s, s.spin_rad_s, s.h_mm, s.vz_mm_s, s.status)
@@ -689,7 +690,7 @@ class _Sim:
         return best
 
     # -- resolution ------------------------------------------------------------------------------
-    def run(self, stop_at_rest: bool = True) -> None:
+    def run(self) -> None:
         for _ in range(self.p.max_events):
             nxt = self._next()
             if nxt is None:
@@ -1162,13 +1163,6 @@ def touch_ball(world: World, ball: str, velocity_mm_s, t_s: float, params: Physi
     t_end = max([sim.t] + [e.t_s for e in sim.events])
     new, tl = sim.finish(t_end)
     return HandResult(new, tuple(sorted(sim.events, key=lambda e: e.t_s)), tl)
-
-
-def sample_scenes(timeline: Timeline, fps: float) -> Iterable[Scene]:
-    """Scenes at ``fps`` from the timeline's start to its end (for tests and previews)."""
-    n = int(math.floor((timeline.t_end_s - timeline.t_start_s) * fps)) + 1
-    for i in range(n):
-        yield timeline.at(timeline.t_start_s + i / fps)
 
 
 # ---- racks: the start of a frame of each game ----------------------------------------------------------
