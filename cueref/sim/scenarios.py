@@ -14,6 +14,22 @@ Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A sho
 * ``ficha_frozen_ball_moved``: 4.5, the cue ball frozen to a red is played into it.
 * ``ficha_double_hit``: 5.7, the cue touches the cue ball twice.
 
+Sinuca Brasileira (seed rulebook 001; A opens):
+
+* ``brasileira_opening_reset``: 12, the opening shot pots the red: the table is reset (the red and
+  the cue ball put back by hand) and A opens again, this time legally.
+* ``brasileira_wrong_pocket``: 4, B nominates the red in TR and pots it in BR.
+* ``brasileira_penalty_missed``: 8, 11, B nominates the blue (not the ball on: a penalty shot) in TL
+  and does not pot it.
+
+Bar billiards (seed rulebook 002; each starts with the red placed on the break spot and a white
+played from the centre of the D):
+
+* ``bar_white_pin_down``: 3b a, the break-off knocks a white pin over.
+* ``bar_black_pin_down``: 3a a, the break-off knocks the black pin over (the entire score).
+* ``bar_baulk``: 3b f, the red comes back to rest in baulk.
+* ``bar_miss``: 3b d, after a scoring break-off the red, played from the D, touches no ball.
+
 Hard cases (issue 3, item 6): ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
 to a red), ``hard_two_pots`` (a split sends two reds into the foot corners within 50 ms),
 ``hard_kiss_cluster`` (a red driven into a cluster of four touching balls).
@@ -48,6 +64,11 @@ def _ficha(positions: dict[str, tuple[float, float]], steps: list[dict[str, Any]
         "game": "ficha", "profile": "ficha", "players": ["A", "B"], "title": title, "seed": 1,
         "frames": [{"setup": {"positions": {k: list(v) for k, v in pos.items()}}, "steps": steps}],
     }, f"scenario {title!r}")
+
+
+def _game(game: str, steps: list[dict[str, Any]], title: str) -> Script:
+    return parse_script({"game": game, "players": ["A", "B"], "title": title, "seed": 1, "frames": [{"steps": steps}]},
+                        f"scenario {title!r}")
 
 
 def _towards(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -149,6 +170,69 @@ def hard_kiss_cluster() -> Script:
     ], "hard case: a kiss cluster")
 
 
+_OPENING = {"shot": {"ball": "cue", "at": "red", "offset_deg": -1.5, "speed_mm_s": 1800.0},
+            "expect": {"fouls": [], "next_player": "B", "note": "12: the opening shot touches the red"}}
+
+
+def brasileira_opening_reset() -> Script:
+    return _game("brasileira", [
+        {"aim": {"ball": "red", "pocket": "BR"},
+         "expect": {"fouls": [], "next_player": "A", "frame_over": False, "note": "12: the red potted on the opening: reset"}},
+        {"place": {"ball": "red", "xy_mm": [2130.0, 1065.0]}},
+        {"place": {"ball": "cue", "xy_mm": [450.0, 800.0]}},
+        {**_OPENING, "expect": {**_OPENING["expect"], "note": "12: A opens again"}},
+    ], "brasileira 12 opening reset")
+
+
+def brasileira_wrong_pocket() -> Script:
+    return _game("brasileira", [
+        _OPENING,
+        {"input": {"kind": "nomination", "ball": "red", "pocket": "TR"}},
+        {"aim": {"ball": "red", "pocket": "BR"},
+         "expect": {"fouls": ["wrong_pocket"], "next_player": "A", "note": "4: the red nominated in TR went in BR"}},
+    ], "brasileira 4 wrong pocket")
+
+
+def brasileira_penalty_missed() -> Script:
+    return _game("brasileira", [
+        _OPENING,
+        {"input": {"kind": "nomination", "ball": "blue", "pocket": "TL"}},
+        {"shot": {"ball": "cue", "at": "blue", "speed_mm_s": 1200.0},
+         "expect": {"fouls": ["penalty_missed"], "next_player": "A", "note": "8, 11: a penalty shot at the blue, not potted"}},
+    ], "brasileira 8 penalty shot missed")
+
+
+def _break(offset_deg: float, speed_mm_s: float, expect: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"place": {"ball": "red", "xy_mm": [800.0, 450.0]}},
+        {"shot": {"ball": "w1", "place_xy_mm": [450.0, 450.0], "at": "red", "offset_deg": offset_deg, "speed_mm_s": speed_mm_s},
+         "expect": expect},
+    ]
+
+
+def bar_white_pin_down() -> Script:
+    return _game("bar-billiards", _break(3.0, 2000.0, {"fouls": ["pin_down"], "next_player": "B", "note": "3b a: a white pin down"}),
+                 "bar billiards 3b a white pin down")
+
+
+def bar_black_pin_down() -> Script:
+    return _game("bar-billiards", _break(1.0, 1600.0, {"fouls": ["black_pin"], "next_player": "B",
+                                                       "note": "3a a: the black pin down costs the entire score"}),
+                 "bar billiards 3a a black pin down")
+
+
+def bar_baulk() -> Script:
+    return _game("bar-billiards", _break(1.5, 2000.0, {"fouls": ["baulk"], "next_player": "B", "note": "3b f: the red at rest in baulk"}),
+                 "bar billiards 3b f ball in baulk")
+
+
+def bar_miss() -> Script:
+    return _game("bar-billiards", _break(2.0, 2000.0, {"fouls": [], "next_player": "A", "note": "2b: a scoring break-off"}) + [
+        {"shot": {"ball": "red", "place_xy_mm": [520.0, 400.0], "direction_deg": -70.0, "speed_mm_s": 500.0},
+         "expect": {"fouls": ["miss"], "next_player": "B", "note": "3b d: the red touches no ball"}},
+    ], "bar billiards 3b d miss")
+
+
 SCENARIOS: dict[str, Callable[[], Script]] = {
     "ficha_miss": ficha_miss,
     "ficha_wrong_ball_first": ficha_wrong_ball_first,
@@ -158,6 +242,13 @@ SCENARIOS: dict[str, Callable[[], Script]] = {
     "ficha_jump": ficha_jump,
     "ficha_frozen_ball_moved": ficha_frozen_ball_moved,
     "ficha_double_hit": ficha_double_hit,
+    "brasileira_opening_reset": brasileira_opening_reset,
+    "brasileira_wrong_pocket": brasileira_wrong_pocket,
+    "brasileira_penalty_missed": brasileira_penalty_missed,
+    "bar_white_pin_down": bar_white_pin_down,
+    "bar_black_pin_down": bar_black_pin_down,
+    "bar_baulk": bar_baulk,
+    "bar_miss": bar_miss,
     "hard_near_miss": hard_near_miss,
     "hard_two_pots": hard_two_pots,
     "hard_kiss_cluster": hard_kiss_cluster,
