@@ -347,6 +347,7 @@ class Renderer:
         use_top = solid_top
         wall = ~solid_top & solid_bottom
         self.cloth_mask = ~use_top & ~wall & np.isfinite(p0[..., 0])
+        self._cloth_w = self.cloth_mask.astype(np.float32)
         src = np.where(use_top[..., None], p1, p0)
         uv = t.to_px(np.nan_to_num(src, posinf=-1e6, neginf=-1e6)).astype(np.float32)
         bg = cv2.remap(t.tex_u8, uv[..., 0], uv[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -382,12 +383,24 @@ class Renderer:
         return self._finish(canvas, scenes[len(scenes) // 2].t_s)
 
     def _blurred(self, scenes: Sequence[Scene]) -> np.ndarray:
+        """Average of the scenes. Balls and pins that do not move during the exposure are drawn once
+        (with their shadows) under the moving ones; only the rectangles the moving things touch are
+        averaged."""
+        first = scenes[0]
+        still_balls = [b for b in first.balls if all(b in sc.balls for sc in scenes[1:])]
+        still_pins = [p for p in first.pins if all(p in sc.pins for sc in scenes[1:])]
+        base = self.background.copy()
+        if still_balls or still_pins:
+            self._draw_scene(base, Scene(first.t_s, tuple(still_balls), tuple(still_pins)))
+        sb, sp = set(still_balls), set(still_pins)
         layers, rects = [], []
         for sc in scenes:
-            layer = self.background.copy()
-            rects += self._draw_scene(layer, sc)
+            layer = base.copy()
+            moving = Scene(sc.t_s, tuple(b for b in sc.balls if b not in sb), tuple(p for p in sc.pins if p not in sp),
+                           sc.occluders, sc.scoreboard_down)
+            rects += self._draw_scene(layer, moving)
             layers.append(layer)
-        out = self.background.copy()
+        out = base
         for x0, y0, x1, y1 in _merge_rects(rects):
             acc = np.zeros((y1 - y0, x1 - x0, 3), np.float32)
             for layer in layers:
@@ -676,9 +689,15 @@ class Renderer:
         if blur > 0.3:
             m = cv2.GaussianBlur(m, (0, 0), blur)
         m = cv2.resize(m, (int(small[0] * k), int(small[1] * k)), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
-        m *= self.cloth_mask[y0:y1, x0:x1]
-        patch = canvas[y0:y1, x0:x1].astype(np.float32) * (1 - strength * m)[..., None]
-        canvas[y0:y1, x0:x1] = np.clip(patch + 0.5, 0, 255).astype(np.uint8)
+        m *= self._cloth_w[y0:y1, x0:x1]
+        # darken only where the shadow falls (8-bit weights: 255 = unshaded)
+        ys, xs = np.nonzero(m > 0.004)
+        if len(ys) == 0:
+            return win
+        ya, yb, xa, xb = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+        w8 = np.round(255.0 * (1 - strength * m[ya:yb, xa:xb])).astype(np.uint8)
+        sub = canvas[y0 + ya:y0 + yb, x0 + xa:x0 + xb]
+        sub[...] = cv2.multiply(sub, cv2.merge([w8, w8, w8]), scale=1 / 255.0)
         return win
 
     def _thick(self, canvas: np.ndarray, line_tab: np.ndarray, width_mm: float, colour, step_mm: float = 40.0) -> tuple[int, int, int, int] | None:
