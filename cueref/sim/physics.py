@@ -374,11 +374,15 @@ class ShotResult:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class HandResult:
-    """A hand action between shots: the new world, its events and the hand's short timeline."""
+    """A hand action between shots: the new world, its events and the hand's short timeline
+    (unpacks as ``world, events, timeline``)."""
 
     world: World
     events: tuple[CameraEvent, ...]
     timeline: Timeline
+
+    def __iter__(self):
+        return iter((self.world, self.events, self.timeline))
 
 
 # ---- polynomial roots ------------------------------------------------------------------------------

@@ -363,3 +363,38 @@ def test_ficha_rack_follows_rule_3():
         c, d = pos[ids[2]], pos[ids[3]]
         assert c[0] == d[0] and 150 <= abs(c[0] - FICHA.length_mm / 2) <= 250
         assert (c[0] - FICHA.length_mm / 2) * (end_x - FICHA.length_mm / 2) > 0
+
+
+@pytest.mark.parametrize("name", ["ficha", "brasileira", "bar-billiards"])
+def test_random_shots_keep_the_invariants(name):
+    """Random layouts and shots: time-ordered events from ShotStart to AtRest, nothing overlapping at
+    rest, every ball at rest on the cloth, and under a second per shot."""
+    prof = resolve_profile(name)
+    r = prof.ball_radius_mm
+    rng = np.random.default_rng(42)
+    for k in range(12):
+        balls: list[BallState] = []
+        for spec in prof.balls:
+            for _ in range(200):
+                xy = (rng.uniform(r + 1, prof.length_mm - r - 1), rng.uniform(r + 1, prof.width_mm - r - 1))
+                clear = all(math.dist(xy, o.xy_mm) >= 2 * r + 0.01 for o in balls)
+                clear &= all(math.dist(xy, p.xy_mm) > r + p.radius_mm + 1 for p in prof.pins)
+                clear &= all(math.dist(xy, h.xy_mm) > h.radius_mm + 2 for h in prof.holes)
+                if clear:
+                    balls.append(BallState(spec.id, xy))
+                    break
+        w = World(prof, tuple(balls), tuple(PinState(p.id, p.xy_mm) for p in prof.pins))
+        shot = Shot(balls[0].id, rng.uniform(0, 360), rng.uniform(300, 7000), side=rng.uniform(-0.4, 0.4),
+                    top=rng.uniform(-0.4, 0.4), elevation_deg=rng.uniform(10, 60) if k % 4 == 0 else 0.0)
+        t = time.perf_counter()
+        res = simulate(w, shot, rng=k)
+        assert time.perf_counter() - t < 1.0
+        times = [e.t_s for e in res.events]
+        assert times == sorted(times)
+        assert isinstance(res.events[0], ShotStart) and isinstance(res.events[-1], AtRest)
+        on = [b for b in res.world_after.balls if b.status is BallStatus.ON_TABLE]
+        for a, b in itertools.combinations(on, 2):
+            assert math.dist(a.xy_mm, b.xy_mm) >= 2 * r - 0.01, (k, a.id, b.id)
+        for b in res.world_after.balls:
+            assert b.h_mm == 0.0 and b.velocity_mm_s == (0.0, 0.0)
+            assert b.status is not BallStatus.AIRBORNE
