@@ -802,6 +802,7 @@ class _Sim:
         vel = {i: [st[i][1][0], st[i][1][1]] for i in ids}
         spin = {i: list(st[i][2]) for i in ids}
         cs = []
+        strikers: dict[tuple[str, str], tuple[str, str]] = {}
         for a, b in pairs:
             ra, rb = st[a][0], st[b][0]
             nx, ny = rb[0] - ra[0], rb[1] - ra[1]
@@ -809,6 +810,8 @@ class _Sim:
             nx, ny = nx / dn, ny / dn
             u = (vel[a][0] - vel[b][0]) * nx + (vel[a][1] - vel[b][1]) * ny
             cs.append((a, b, nx, ny, u))
+            # the striker (named first in the event) is the ball running harder into the contact
+            strikers[(a, b)] = (a, b) if vel[a][0] * nx + vel[a][1] * ny >= -(vel[b][0] * nx + vel[b][1] * ny) else (b, a)
         active = [k for k, c in enumerate(cs) if c[4] > 0]
         jn = {k: 0.0 for k in range(len(cs))}
         while active:
@@ -859,7 +862,8 @@ class _Sim:
                     spin[a] = [spin[a][i] + kk * ta[i] for i in range(3)]
                     spin[b] = [spin[b][i] + kk * tb[i] for i in range(3)]
             ra = st[a][0]
-            self._emit(BallBall(t_s=t, a=a, b=b, xy_mm=(ra[0] + R * nx, ra[1] + R * ny)))
+            first, second = strikers[(a, b)]
+            self._emit(BallBall(t_s=t, a=first, b=second, xy_mm=(ra[0] + R * nx, ra[1] + R * ny)))
         for i in ids:
             b = self.balls[self.index[i]]
             self._set(b, t, st[i][0], vel[i], spin[i], st[i][3], st[i][4], b.status)

@@ -398,3 +398,11 @@ def test_random_shots_keep_the_invariants(name):
         for b in res.world_after.balls:
             assert b.h_mm == 0.0 and b.velocity_mm_s == (0.0, 0.0)
             assert b.status is not BallStatus.AIRBORNE
+
+
+def test_ball_ball_names_the_striker_first():
+    """Both moving: the cue ball drifts left slowly, r1 is struck hard into it: BallBall(a=r1, b=cue)."""
+    w = World(FICHA, (BallState("cue", (700.0, 405.0), velocity_mm_s=(-150.0, 0.0)), BallState("r1", (300.0, 405.0))))
+    res = simulate(w, Shot("r1", 0.0, 1500.0, top=ROLL))
+    hit = of(res.events, BallBall)[0]
+    assert (hit.a, hit.b) == ("r1", "cue")
