@@ -1,0 +1,66 @@
+"""Keeping calibration true: the per-frame cushion check, following a drift, a bump (issue 4 item 5)."""
+
+import time
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import calibrate_image
+from calibration.monitor import CalibrationKeeper, CushionCheck
+from calibration.table import resolve_profile
+from cueref.sim.camera import mount_camera
+from cueref.sim.render import Renderer
+from cueref.sim.scene import Scene
+from tests.calibration._views import corner_errors_mm, View
+
+FICHA = resolve_profile("ficha")
+FPS = 30.0
+
+
+@pytest.fixture(scope="module")
+def bumped_clip():
+    """2 s at 30 fps: the camera is bumped (turned 0.8 degrees, moved 15 mm) at 1.0 s."""
+    cam = mount_camera(FICHA, height_mm=1500.0, tilt_deg=4.0, tilt_dir_deg=60.0, yaw_deg=1.0, k1=-0.12, k2=0.0)
+    moved = cam.moved(drot_deg=(0.8, -0.5, 0.3), dshift_mm=(15.0, -10.0, 0.0))
+    still = Renderer(FICHA, cam, seed=3)
+    after = still.with_camera(moved)
+    frames = [(i / FPS, (still if i < 30 else after).render(Scene(i / FPS))) for i in range(60)]
+    return cam, moved, frames
+
+
+def test_a_still_camera_stays_ok(bumped_clip):
+    cam, _, frames = bumped_clip
+    cal = calibrate_image(frames[0][1], FICHA)
+    keeper = CalibrationKeeper(cal, FICHA, frames[0][1])
+    states = [keeper.update(img, t) for t, img in frames[:30]]
+    assert all(s.valid for s in states)
+    assert not [e for e in keeper.events if e.kind in ("lost", "recalibrated")]
+    assert corner_errors_mm(keeper.calibration, View(frames[29][1], cam, FICHA)).max() < 2.0
+
+
+def test_a_bump_is_found_within_a_second_and_recalibrated(bumped_clip):
+    _, moved, frames = bumped_clip
+    cal = calibrate_image(frames[0][1], FICHA)
+    keeper = CalibrationKeeper(cal, FICHA, frames[0][1])
+    states = [keeper.update(img, t) for t, img in frames]
+    lost = [e for e in keeper.events if e.kind == "lost"]
+    redone = [e for e in keeper.events if e.kind == "recalibrated"]
+    assert lost and 1.0 <= lost[0].t_s < 2.0 - 1e-9 and lost[0].t_s - 1.0 <= 1.0
+    assert redone and redone[0].t_s >= lost[0].t_s
+    # No frame from the bump until the new calibration is valid.
+    for t, s in ((t, s) for (t, _), s in zip(frames, states)):
+        if 1.0 <= t < redone[0].t_s:
+            assert not s.valid
+    assert corner_errors_mm(keeper.calibration, View(frames[-1][1], moved, FICHA)).max() < 2.0
+
+
+def test_the_check_is_cheap(bumped_clip):
+    _, _, frames = bumped_clip
+    cal = calibrate_image(frames[0][1], FICHA)
+    check = CushionCheck(cal, FICHA, frames[0][1])
+    check.check(frames[1][1])
+    t0 = time.perf_counter()
+    for _, img in frames[:20]:
+        check.check(img)
+    per_frame_ms = (time.perf_counter() - t0) / 20 * 1000
+    assert per_frame_ms < 8.0  # a few ms at 720p, with margin for a busy test machine
