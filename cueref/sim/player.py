@@ -5,8 +5,9 @@ verified in the simulator by :func:`~cueref.sim.aim.aim_pot`), or else plays saf
 legal ball at a moderate speed, checked to touch it first). :func:`generate_frame` plays a whole frame
 with two automatic players, the game's rules engine deciding after every shot who plays next and
 whether the frame is over; the hand actions each game needs between shots (ficha removals and
-re-spots, brasileira re-spots and the cue ball in hand, bar-billiards balls back to the trough and
-pins reset) are played too. The result is a :class:`~cueref.sim.script.Script` (replayable with
+re-spots, brasileira nominations, re-spots and the cue ball in hand, bar-billiards balls back to the
+trough and pins reset) are played too. In brasileira the player takes a penalty shot at another
+colour (rules 9, 11) when the ball on offers no pot but that colour does. The result is a :class:`~cueref.sim.script.Script` (replayable with
 :func:`~cueref.sim.script.run_script` to the same events) with the engine's decisions recorded as
 the expected ones, and its run.
 """
@@ -206,6 +207,11 @@ def _brasileira_turn(g: _Game, state: Any, world: World, ap: AutoPlayer) -> tupl
     else:
         targets = [min(on, key=lambda b: values[b])] if on else []
     c = ap.choose(world, targets, places=places)
+    if mode == "choice" and c.kind != "pot" and len(on) > 1:
+        # 9, 11: no pot on the ball on: a penalty shot at another colour, if one is sure to drop
+        other = ap.choose(world, [b for b in on if b not in targets], places=places)
+        if other.kind == "pot":
+            c = other
     ball = c.ball or (targets[0] if targets else None)
     pocket = c.pocket
     if ball is not None and pocket is None:
