@@ -1128,16 +1128,25 @@ def still_timeline(world: World, t0: float, t1: float, moving: dict[str, list[_S
 
 
 def place_ball(world: World, ball: str, xy_mm, t_s: float) -> HandResult:
-    """A hand lowers ``ball`` onto the cloth at ``xy_mm``: in hand from ``t_s``, on the cloth (and the
-    BallPlaced event) at ``t_s + 0.6``."""
+    """A hand lowers ``ball`` onto the cloth at ``xy_mm``: in hand 120 mm up from ``t_s``, on the
+    cloth (and the BallPlaced event) 0.6 s later. A ball already on the table (moved by hand: a
+    re-spot, the bar-billiards ball nearest baulk taken to the D) is first lifted where it lies
+    (0.3 s) and carried across (0.4 s), so the placement ends 1.3 s after ``t_s``."""
     xy = (float(xy_mm[0]), float(xy_mm[1]))
-    world.ball(ball)
-    _check_free(world, ball, xy)
-    t1 = t_s + _HAND_S
     old = world.ball(ball)
-    segs = [_Seg(t_s, BallStatus.IN_HAND, xy, h0=_HAND_H_MM, vz=-_HAND_H_MM / _HAND_S), _Seg(t1, BallStatus.ON_TABLE, xy)]
+    _check_free(world, ball, xy)
+    segs: list[_Seg] = []
+    t = t_s
     if old.on_table:
-        segs.insert(0, _Seg(t_s - 1e-9, old.status, old.xy_mm))
+        lift, carry = 0.3, 0.4
+        segs.append(_Seg(t, BallStatus.IN_HAND, old.xy_mm, vz=_HAND_H_MM / lift))
+        t += lift
+        v = ((xy[0] - old.xy_mm[0]) / carry, (xy[1] - old.xy_mm[1]) / carry)
+        segs.append(_Seg(t, BallStatus.IN_HAND, old.xy_mm, v0=v, h0=_HAND_H_MM))
+        t += carry
+    segs.append(_Seg(t, BallStatus.IN_HAND, xy, h0=_HAND_H_MM, vz=-_HAND_H_MM / _HAND_S))
+    t1 = t + _HAND_S
+    segs.append(_Seg(t1, BallStatus.ON_TABLE, xy))
     new = world.with_ball(BallState(ball, xy)).at_time(t1)
     return HandResult(new, (BallPlaced(t_s=t1, ball=ball, xy_mm=xy),), still_timeline(world, t_s, t1, {ball: segs}))
 

@@ -406,3 +406,16 @@ def test_ball_ball_names_the_striker_first():
     res = simulate(w, Shot("r1", 0.0, 1500.0, top=ROLL))
     hit = of(res.events, BallBall)[0]
     assert (hit.a, hit.b) == ("r1", "cue")
+
+
+def test_moving_a_ball_by_hand_lifts_carries_and_lowers_it():
+    w = rack_brasileira(resolve_profile("brasileira"))
+    start = w.ball("blue").xy_mm
+    out = place_ball(w, "blue", (1420.0, 300.0), 2.0)
+    tl = out.timeline
+    assert out.events[0].t_s == pytest.approx(3.3)
+    lifted = tl.ball_pose("blue", 2.3)
+    assert lifted.status is BallStatus.IN_HAND and lifted.xy_mm == pytest.approx(start) and lifted.h_mm == pytest.approx(120.0)
+    mid = tl.ball_pose("blue", 2.5)
+    assert mid.xy_mm == pytest.approx(((start[0] + 1420.0) / 2, (start[1] + 300.0) / 2))
+    assert tl.ball_pose("blue", 3.4).status is BallStatus.ON_TABLE and tl.ball_pose("blue", 3.4).xy_mm == (1420.0, 300.0)
