@@ -48,6 +48,7 @@ from tracking.events import (
     PinDown,
     PinMoved,
     Pot,
+    Returned,
     ShotStart,
 )
 
@@ -485,6 +486,9 @@ class _Sim:
                 self.jaws.append((owner[0], jaw))
         self.holes = open_holes(world)
         self.bounds = (-self.R, L + self.R, -self.R, W + self.R)
+        # bar billiards: the board standing behind the far end (under the scoreboard) throws back a
+        # ball that flies over the foot cushion; it may land on the table again (Returned, 2d a)
+        self.backboard_x = L + self.prof.rail_width_mm - self.R if self.prof.kind == "bar_billiards" else None
 
     # -- state of one ball ------------------------------------------------------------------------
     def _set(self, b: _B, t: float, r, v, w, h: float, vz: float, status: BallStatus) -> None:
@@ -623,6 +627,10 @@ class _Sim:
                 if tt is not None:
                     consider(t + tt, "ball", (b.id, o.id))
             if b.leaving:
+                if self.backboard_x is not None and v[0] > 0:
+                    tt = (self.backboard_x - r[0]) / v[0]
+                    if 0 <= tt <= horizon:
+                        consider(t + tt, "backboard", (b.id,))
                 continue
             # cushions (a line at distance R from the nose)
             for cid, pa, pb, n in self.cushions:
@@ -725,7 +733,12 @@ class _Sim:
         r, v, w, h, vz = self._state(b, t)
         if b.mode == "air":
             if b.leaving:
-                self._set(b, t, r, (0.0, 0.0), (0, 0, 0), 0.0, 0.0, BallStatus.OFF_TABLE)
+                b.leaving = False
+                if self.prof.contains(r, self.R):
+                    self._emit(Returned(t_s=t, ball=bid, xy_mm=r))
+                    self._set(b, t, r, v, w, 0.0, 0.0, BallStatus.ON_TABLE)
+                else:
+                    self._set(b, t, r, (0.0, 0.0), (0, 0, 0), 0.0, 0.0, BallStatus.OFF_TABLE)
                 return
             if not self.prof.contains(r):
                 pk = self._pocket_near(r)
@@ -901,6 +914,12 @@ class _Sim:
     def _nose_sin(self) -> float:
         R = self.R
         return min(0.9, max(0.0, (self.prof.cushion_nose_height_mm - R) / R))
+
+    def _on_backboard(self, bid: str) -> None:
+        b = self.balls[self.index[bid]]
+        r, v, w, h, vz = self._state(b, self.t)
+        self._restart(b, self.t, v=(-0.5 * v[0], 0.8 * v[1]))
+        b.leaving = True
 
     def _on_cushion(self, bid: str, cid: str) -> None:
         b = self.balls[self.index[bid]]

@@ -419,3 +419,19 @@ def test_moving_a_ball_by_hand_lifts_carries_and_lowers_it():
     mid = tl.ball_pose("blue", 2.5)
     assert mid.xy_mm == pytest.approx(((start[0] + 1420.0) / 2, (start[1] + 300.0) / 2))
     assert tl.ball_pose("blue", 3.4).status is BallStatus.ON_TABLE and tl.ball_pose("blue", 3.4).xy_mm == (1420.0, 300.0)
+
+
+def test_bar_billiards_ball_off_the_far_end_can_come_back():
+    """A high jump over the foot cushion hits the board behind it: back on the table (Returned, 2d a);
+    a flatter one lands beyond the cushion and stays off."""
+    from tracking.events import Returned
+
+    w = World(BAR, (BallState("w1", (1800.0, 200.0)),))
+    back = simulate(w, Shot("w1", 0.0, 4000.0, elevation_deg=70.0))
+    off, ret = of(back.events, OffTable), of(back.events, Returned)
+    assert len(off) == 1 and len(ret) == 1 and ret[0].t_s > off[0].t_s
+    assert BAR.contains(ret[0].xy_mm, BAR.ball_radius_mm)
+    assert back.world_after.ball("w1").status is BallStatus.ON_TABLE
+    gone = simulate(w, Shot("w1", 0.0, 2500.0, elevation_deg=50.0))
+    assert of(gone.events, OffTable) and not of(gone.events, Returned)
+    assert gone.world_after.ball("w1").status is BallStatus.OFF_TABLE
