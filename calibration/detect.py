@@ -200,13 +200,14 @@ def _profiles_along(gray: np.ndarray, starts: np.ndarray, steps: np.ndarray, n_s
 
 
 def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 4.0,
-                  rel: float = 0.15) -> tuple[np.ndarray, np.ndarray, float]:
+                  rel: float = 0.15, near: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """The innermost edge that runs along the whole side, and its sub-pixel position on each profile.
 
     ``profiles`` (n, steps) are grey levels sampled from inside the cloth outwards. The signed
     gradient is averaged over the profiles: a straight edge along the side (a cushion nose) keeps its
     sign and adds up, the cloth's texture cancels out. The first peak of that average (scanning from
-    the inside) above ``rel`` of the largest one and well above the average's noise is the nose; on
+    the inside) above ``rel`` of the largest one and well above the average's noise is the nose (or,
+    with ``near``, the qualifying peak nearest that position: refining a line already found); on
     each profile the strongest gradient of the same sign within ``window_px`` of it is taken, with a
     parabola through its neighbours for the sub-pixel position.
 
@@ -225,7 +226,7 @@ def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 
     strength = np.zeros(n)
     if not peaks:
         return pos, strength, float("nan")
-    centre = peaks[0]
+    centre = peaks[0] if near is None else min(peaks, key=lambda i: abs(i - near))
     sign = 1.0 if mean_g[centre] > 0 else -1.0
     lo, hi = max(1, int(centre - window_px)), min(steps - 2, int(centre + window_px))
     sg = sign * g[:, lo: hi + 1]
@@ -254,8 +255,8 @@ def side_edges(gray: np.ndarray, quad_px: np.ndarray, band_fraction: float = 0.1
     ``band_fraction`` of the quad's short side is searched inwards from the quad (and
     ``outside_fraction`` outwards); ``skip`` lists, per side, (from, to) fractions along the side
     with no cushion (pocket mouths); each of ``segments`` stretches of a side is searched alone.
-    With ``warp`` (undistorted -> image pixels), the quad is in undistorted pixels and the sides are
-    followed as the lens bends them."""
+    With ``warp`` (undistorted -> image pixels), the quad is in undistorted pixels, the sides are
+    followed as the lens bends them, and the edge nearest the quad's side is taken (a refinement)."""
     q = np.asarray(quad_px, dtype=np.float64)
     short = min(np.linalg.norm(q[1] - q[2]), np.linalg.norm(q[3] - q[0]), np.linalg.norm(q[0] - q[1]))
     band = band_fraction * short
@@ -288,7 +289,8 @@ def side_edges(gray: np.ndarray, quad_px: np.ndarray, band_fraction: float = 0.1
         # Each stretch of the side finds its own edge, so a quad side a few pixels askew still works.
         for part in np.array_split(np.arange(len(t)), segments):
             if len(part):
-                pos[part], strength[part], _ = coherent_edge(prof[part], min_strength)
+                pos[part], strength[part], _ = coherent_edge(prof[part], min_strength,
+                                                             near=band if warp is not None else None)
         good = np.isfinite(pos)
         pts = starts[good] - normals[good] * pos[good, None]
         out.append(SideEdges(name, pts, strength[good]))
