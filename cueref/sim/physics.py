@@ -352,9 +352,17 @@ class _Joined:
         self.t_start_s = self._parts[0].t_start_s
         self.t_end_s = max(p.t_end_s for p in self._parts)
 
+    def _part(self, t_s: float) -> Timeline:
+        return self._parts[max(0, bisect.bisect_right(self._starts, t_s) - 1)]
+
     def at(self, t_s: float) -> Scene:
-        i = max(0, bisect.bisect_right(self._starts, t_s) - 1)
-        return self._parts[i].at(t_s)
+        return self._part(t_s).at(t_s)
+
+    def ball_pose(self, ball_id: str, t_s: float) -> BallPose:
+        return self._part(t_s).ball_pose(ball_id, t_s)
+
+    def pin_pose(self, pin_id: str, t_s: float) -> PinPose:
+        return self._part(t_s).pin_pose(pin_id, t_s)
 
 
 def join_timelines(parts: Sequence[Timeline]) -> Timeline:

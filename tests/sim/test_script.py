@@ -184,3 +184,13 @@ def test_shot_aimed_at_a_ball_hits_it_first_and_round_trips():
     assert dumps_events(again.events) == dumps_events(run.events)
     with pytest.raises(ScriptError, match="either 'direction_deg' or 'at'"):
         parse_script({"game": "ficha", "frames": [{"steps": [{"shot": {"ball": "cue", "speed_mm_s": 100.0}}]}]})
+
+
+def test_joined_timeline_holds_between_pieces():
+    run = run_script(ficha_script(), seed=4)
+    tl = run.timeline
+    rest = next(e for e in run.events if isinstance(e, AtRest))
+    gap_t = rest.t_s + 0.5  # after the shot stopped, before the touch
+    for bid, xy in rest.positions.items():
+        assert tl.ball_pose(bid, gap_t).xy_mm == pytest.approx(xy)
+    assert tl.t_start_s == 1.0 and tl.t_end_s == pytest.approx(run.t_end_s)
