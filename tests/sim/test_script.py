@@ -194,3 +194,19 @@ def test_joined_timeline_holds_between_pieces():
     for bid, xy in rest.positions.items():
         assert tl.ball_pose(bid, gap_t).xy_mm == pytest.approx(xy)
     assert tl.t_start_s == 1.0 and tl.t_end_s == pytest.approx(run.t_end_s)
+
+
+def test_the_documented_example_script_runs_and_gets_its_calls():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "simulator-physics.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", doc, re.S).group(1)
+    run = run_script(yaml.safe_load(block))
+    steps = list(replay(get_engine("ficha"), run.events, run.players))
+    calls = {s.decision.shot: s.decision for s in steps}
+    for exp in run.expected:
+        decision = calls[exp.shot] if exp.shot is not None else steps[-1].decision
+        assert not exp.mismatches(decision), (exp, decision.explanation)
