@@ -65,6 +65,7 @@ __all__ = [
     "HandResult",
     "simulate",
     "strike_state",
+    "jump_shot",
     "place_ball",
     "remove_ball",
     "touch_ball",
@@ -1093,6 +1094,20 @@ def strike_state(shot: Shot, radius_mm: float, params: PhysicsParams = DEFAULT_P
     s_cross_d = _cross(right, d)
     w = tuple(k * (shot.side * s_cross_d[i] + shot.top * z_cross_d[i]) for i in range(3))
     return (vh * dx, vh * dy), w, vz
+
+
+def jump_shot(ball: str, direction_deg: float, airborne_s: float, horizontal_speed_mm_s: float,
+              params: PhysicsParams = DEFAULT_PARAMS, **kw) -> Shot:
+    """A jump shot that keeps ``ball`` in the air for ``airborne_s`` while it travels at
+    ``horizontal_speed_mm_s`` (so it covers ``airborne_s * horizontal_speed_mm_s`` before landing):
+    the launch ``vz = g T / 2`` comes from ``jump_launch * v sin(elevation)``."""
+    if airborne_s <= 0 or horizontal_speed_mm_s <= 0:
+        raise PhysicsError("a jump needs a positive airborne time and horizontal speed")
+    vz = G_MM_S2 * airborne_s / 2.0
+    v_up = vz / params.jump_launch
+    elevation = math.degrees(math.atan2(v_up, horizontal_speed_mm_s))
+    speed = horizontal_speed_mm_s / math.cos(math.radians(elevation))
+    return Shot(ball, direction_deg, speed, elevation_deg=elevation, **kw)
 
 
 def simulate(world: World, shot: Shot, t0_s: float | None = None, params: PhysicsParams = DEFAULT_PARAMS,

@@ -435,3 +435,15 @@ def test_bar_billiards_ball_off_the_far_end_can_come_back():
     gone = simulate(w, Shot("w1", 0.0, 2500.0, elevation_deg=50.0))
     assert of(gone.events, OffTable) and not of(gone.events, Returned)
     assert gone.world_after.ball("w1").status is BallStatus.OFF_TABLE
+
+
+def test_jump_shot_for_a_given_airborne_time():
+    from cueref.sim.physics import jump_shot
+
+    shot = jump_shot("cue", 0.0, 0.2, 1500.0)
+    res = simulate(world(("cue", 300.0, 405.0)), shot)
+    jump = of(res.events, Jump)[0]
+    assert jump.airborne_s == pytest.approx(0.2, rel=1e-9)
+    landed = res.timeline.ball_pose("cue", 0.2 + 1e-6)
+    assert landed.h_mm == 0.0 and landed.xy_mm[0] == pytest.approx(300.0 + 0.2 * 1500.0, abs=0.01)
+    assert res.timeline.ball_pose("cue", 0.1).h_mm == pytest.approx(G_MM_S2 * 0.2**2 / 8, rel=1e-9)
