@@ -447,3 +447,17 @@ def test_jump_shot_for_a_given_airborne_time():
     landed = res.timeline.ball_pose("cue", 0.2 + 1e-6)
     assert landed.h_mm == 0.0 and landed.xy_mm[0] == pytest.approx(300.0 + 0.2 * 1500.0, abs=0.01)
     assert res.timeline.ball_pose("cue", 0.1).h_mm == pytest.approx(G_MM_S2 * 0.2**2 / 8, rel=1e-9)
+
+
+def test_bar_billiards_endgame_scoreboard_is_a_cushion_and_covers_holes():
+    """2i: with the scoreboard down a ball rolls slowly over a covered 50 hole and rebounds off the
+    scoreboard's edge; the 100 and 200 holes stay open."""
+    h50 = BAR.hole("h50t")
+    w = World(BAR, (BallState("w1", (h50.xy_mm[0] - 150.0, h50.xy_mm[1])),), scoreboard_down=True)
+    res = simulate(w, Shot("w1", 0.0, 700.0, top=ROLL))
+    assert not of(res.events, Pot)
+    hit = of(res.events, BallCushion)[0]
+    assert hit.cushion == "scoreboard" and hit.xy_mm[0] == pytest.approx(BAR.scoreboard_x_mm)
+    h100 = BAR.hole("h100")
+    w = World(BAR, (BallState("w1", (h100.xy_mm[0] - 150.0, h100.xy_mm[1])),), scoreboard_down=True)
+    assert [p.pocket for p in of(simulate(w, Shot("w1", 0.0, 500.0, top=ROLL)).events, Pot)] == ["h100"]
