@@ -197,8 +197,8 @@ def mount_camera(
 
     An argument left as ``None`` takes its default (height 1500 mm, no tilt, no yaw, k1 = -0.1,
     k2 = 0) or, with ``rng`` given, is drawn at random: height 1.2-2.5 m, tilt 0-10 degrees in any
-    direction, yaw +-3 degrees, k1 0 to -0.25, k2 -0.02 to 0.05, and a principal point up to 1 % off
-    the picture's centre.
+    direction, yaw +-3 degrees, k1 0 to -0.25, k2 -0.02 to 0.05 (but never enough to undo k1's barrel at
+    the rails' corners), and a principal point up to 1 % off the picture's centre.
     """
     w, h = resolution
     cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
@@ -238,6 +238,9 @@ def mount_camera(
         k1_new = (0.5 - 1 - 5 * k2 * r2_max**2) / (3 * r2_max)
         log.info("k1 %.3f folds the picture over at r=%.2f; limited to %.3f", k1, math.sqrt(r2_max), k1_new)
         k1 = min(0.0, k1_new)
+    if rng is not None and k1 < 0:
+        # a drawn k2 must not turn the barrel lens into a pincushion at the rails' corners
+        k2 = min(k2, -k1 / (r2_max / 1.25**2))
     dist = (float(k1), float(k2), 0.0, 0.0, 0.0)
     # Largest focal length that keeps every extent point inside the picture with the margin.
     rad = 1 + k1 * (xn**2 + yn**2) + k2 * (xn**2 + yn**2) ** 2

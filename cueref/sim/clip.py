@@ -126,16 +126,20 @@ class _Stroke:
     xy: tuple[float, float]
     u: tuple[float, float]
     back_mm: float
+    off_mm: float  # the tip's distance from the ball when the cue is off the table
     arm: tuple[tuple[float, float], ...] | None
 
 
 @dataclass(frozen=True, slots=True)
 class _Carry:
-    ball: str
+    """A hand moving from ``a`` to ``b``, carrying ``ball`` (None: an empty hand coming or going)."""
+
+    ball: str | None
     t0: float
     t1: float
     a: tuple[float, float]
     b: tuple[float, float]
+    outwards: bool  # from the spot to the side
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +165,15 @@ class Choreography:
             elif isinstance(e, BallPlaced) and options.hands and e.xy_mm is not None:
                 t_in = self._in_hand_edge(e.ball, e.t_s, -1)
                 if t_in is not None:
-                    self.carries.append(_Carry(e.ball, t_in - CARRY_S, t_in, self._side_point(e.xy_mm), e.xy_mm))
+                    side = self._side_point(e.xy_mm)
+                    self.carries.append(_Carry(e.ball, t_in - CARRY_S, t_in, side, e.xy_mm, False))
+                    self.carries.append(_Carry(None, e.t_s, e.t_s + CARRY_S, e.xy_mm, side, True))
             elif isinstance(e, BallRemoved) and options.hands and e.xy_mm is not None:
                 t_out = self._in_hand_edge(e.ball, e.t_s, +1)
                 if t_out is not None:
-                    self.carries.append(_Carry(e.ball, t_out, t_out + CARRY_S, e.xy_mm, self._side_point(e.xy_mm)))
+                    side = self._side_point(e.xy_mm)
+                    self.carries.append(_Carry(None, e.t_s - CARRY_S, e.t_s, side, e.xy_mm, False))
+                    self.carries.append(_Carry(e.ball, t_out, t_out + CARRY_S, e.xy_mm, side, True))
             elif isinstance(e, BallTouched) and options.hands and e.xy_mm is not None:
                 v = self._pose(e.ball, e.t_s + 2e-3)
                 self.touches.append(_Touch(e.t_s, e.xy_mm, _unit(v.velocity_mm_s if v else (1.0, 0.0))))
@@ -208,7 +216,8 @@ class Choreography:
         back = float(np.clip(60.0 + speed / 30.0, 60.0, 220.0) * rng.uniform(0.85, 1.15))
         arm = None
         if rng.uniform() < self.options.arm_probability:
-            bridge = (xy[0] - u[0] * (self.r + rng.uniform(170, 260)), xy[1] - u[1] * (self.r + rng.uniform(170, 260)))
+            reach = self.r + float(rng.uniform(170, 260))
+            bridge = (xy[0] - u[0] * reach, xy[1] - u[1] * reach)
             if self.profile.contains(bridge, 40.0):
                 perp = (-u[1], u[0])
                 # the arm leaves towards the nearer long side
@@ -217,7 +226,14 @@ class Choreography:
                 elbow = (bridge[0] + perp[0] * 260 - u[0] * 120, bridge[1] + perp[1] * 260 - u[1] * 120)
                 shoulder = (elbow[0] + perp[0] * 280 - u[0] * 160, elbow[1] + perp[1] * 280 - u[1] * 160)
                 arm = (bridge, elbow, shoulder)
-        return _Stroke(e.t_s, e.ball, (float(xy[0]), float(xy[1])), u, back, arm)
+        # the cue comes from, and goes back to, beyond the rail behind the ball
+        m = self.profile.rail_width_mm + 150.0
+        exits = []
+        for c, d, lo, hi in ((xy[0], -u[0], -m, self.profile.length_mm + m), (xy[1], -u[1], -m, self.profile.width_mm + m)):
+            if abs(d) > 1e-9:
+                exits.append(((hi if d > 0 else lo) - c) / d)
+        off = max(400.0, min(exits) - self.r)
+        return _Stroke(e.t_s, e.ball, (float(xy[0]), float(xy[1])), u, back, off, arm)
 
     @property
     def t_end_s(self) -> float:
@@ -233,7 +249,7 @@ class Choreography:
         if tau < -0.85 or tau > 0.9:
             return None
         if tau < -0.40:
-            return 400.0 - 380.0 * _ease(-0.85, -0.40, tau)
+            return s.off_mm - (s.off_mm - 20.0) * _ease(-0.85, -0.40, tau)
         if tau < -0.12:
             return 20.0 + s.back_mm * _ease(-0.40, -0.12, tau)
         if tau < 0.0:
@@ -243,7 +259,7 @@ class Choreography:
         follow = min(80.0 * min(tau, 0.12) / 0.12, max(moved - 2.0, 0.0))
         if tau < 0.3:
             return -follow
-        return -follow + (700.0 + follow) * _ease(0.3, 0.9, tau)
+        return -follow + (s.off_mm + follow) * _ease(0.3, 0.9, tau)
 
     def scene(self, t_s: float) -> Scene:
         base = self.timeline.at(t_s)
@@ -253,7 +269,12 @@ class Choreography:
             if c.t0 <= t_s < c.t1:
                 k = _ease(c.t0, c.t1, t_s)
                 xy = (c.a[0] + (c.b[0] - c.a[0]) * k, c.a[1] + (c.b[1] - c.a[1]) * k)
-                balls[c.ball] = BallPose(c.ball, xy, BallStatus.IN_HAND, CARRY_H_MM)
+                if c.ball is not None:
+                    balls[c.ball] = BallPose(c.ball, xy, BallStatus.IN_HAND, CARRY_H_MM)
+                else:
+                    # an empty hand: at the top of the ball by the spot, higher further away
+                    away = k if c.outwards else 1 - k
+                    occluders.append(self._hand_over(xy, CARRY_H_MM * away))
         for s in self.strokes:
             if s.arm is not None and -0.9 <= t_s - s.t_s <= 0.5:
                 occluders.append(Occluder("arm", points_mm=s.arm, width_mm=85.0, h_mm=110.0))
@@ -276,11 +297,15 @@ class Choreography:
         if self.options.hands:
             for b in balls.values():
                 if b.status == BallStatus.IN_HAND:
-                    wrist = self._side_point(b.xy_mm)
-                    d = _unit((b.xy_mm[0] - wrist[0], b.xy_mm[1] - wrist[1]))
-                    tip = (b.xy_mm[0] - d[0] * 35.0, b.xy_mm[1] - d[1] * 35.0)
-                    occluders.append(Occluder("hand", tip_xy_mm=tip, butt_xy_mm=wrist, h_mm=b.h_mm + 2 * self.r - 30.0))
+                    occluders.append(self._hand_over(b.xy_mm, b.h_mm))
         return Scene(t_s, tuple(balls.values()), base.pins, tuple(occluders), base.scoreboard_down)
+
+    def _hand_over(self, xy: tuple[float, float], h_ball_mm: float) -> Occluder:
+        """A hand from the nearer side whose fingers hold a ball at ``xy`` (bottom ``h_ball_mm`` up)."""
+        wrist = self._side_point(xy)
+        d = _unit((xy[0] - wrist[0], xy[1] - wrist[1]))
+        tip = (xy[0] - d[0] * 35.0, xy[1] - d[1] * 35.0)
+        return Occluder("hand", tip_xy_mm=tip, butt_xy_mm=wrist, h_mm=h_ball_mm + 2 * self.r - 30.0)
 
     def motion_mm(self, t0: float, t1: float) -> float:
         """The largest distance any ball or cue tip moves between two times."""
@@ -309,7 +334,7 @@ def _play(script: Any, profile: TableProfile, seed: int) -> MatchRun:
     return run_script(script, profile, seed)
 
 
-def make_clip(run: MatchRun | str | Path | Mapping[str, Any], profile: TableProfile, camera: CameraModel,
+def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
               out_path: str | Path, fps: float | int | Fraction = 30, seed: int = 0,
               options: ClipOptions | None = None) -> ClipResult:
     """Render a played match (or play a script first) to ``out_path`` (.mp4) with its truth and log.
@@ -317,8 +342,8 @@ def make_clip(run: MatchRun | str | Path | Mapping[str, Any], profile: TableProf
     ``seed`` drives the choreography, the textures, the lamps and the sensor noise; with the same
     match, camera, fps, options and seed, the truth and event files come out byte-for-byte equal."""
     options = options or ClipOptions()
-    if isinstance(run, (str, Path, Mapping)):
-        run = _play(run, profile, seed)
+    if isinstance(run, (str, Path, Mapping)) or not hasattr(run, "timeline"):
+        run = _play(run, profile, seed)  # a script (file, mapping or Script), not yet played
     out_path = Path(out_path)
     rate = frame_rate(fps)
     exposure = options.exposure_s if options.exposure_s is not None else 0.5 / float(rate)
@@ -336,6 +361,8 @@ def make_clip(run: MatchRun | str | Path | Mapping[str, Any], profile: TableProf
     times = frame_times(choreo.t_end_s + options.tail_s, rate)
     ppm = camera.fx / camera.height_mm
     current = renderer
+    last_key: Any = None
+    canvas = renderer.background
     with VideoWriter(out_path, rate, size=camera.size, crf=options.crf) as writer:
         for t in times:
             if bumped is not None and current is renderer and t >= options.bump_at_s:  # type: ignore[operator]
@@ -350,7 +377,10 @@ def make_clip(run: MatchRun | str | Path | Mapping[str, Any], profile: TableProf
             else:
                 offs = (np.arange(n) / (n - 1) - 0.5) * exposure
                 scenes = [centre if j == n // 2 else choreo.scene(float(t + o)) for j, o in enumerate(offs)]
-            writer.write(current.render(scenes))
+            key = (current, tuple((sc.balls, sc.pins, sc.occluders, sc.scoreboard_down) for sc in scenes))
+            if key != last_key:  # while nothing moves, the composed picture is reused
+                canvas, last_key = current.compose(scenes), key
+            writer.write(current.finish(canvas, float(t)))
             recorder.add(centre)
     expected = [e.to_dict() if hasattr(e, "to_dict") else dict(e) for e in run.expected]
     generator = {

@@ -373,14 +373,18 @@ class Renderer:
         are averaged (motion blur); one scene is a sharp frame."""
         if isinstance(scenes, Scene):
             scenes = (scenes,)
+        return self.finish(self.compose(scenes), scenes[len(scenes) // 2].t_s)
+
+    def compose(self, scenes: Sequence[Scene]) -> np.ndarray:
+        """The picture before flicker and noise (what :meth:`render` passes to :meth:`finish`); a clip
+        reuses it while nothing moves."""
         if not scenes:
             raise ValueError("render needs at least one scene")
         if len(scenes) == 1:
             canvas = self.background.copy()
             self._draw_scene(canvas, scenes[0])
-        else:
-            canvas = self._blurred(scenes)
-        return self._finish(canvas, scenes[len(scenes) // 2].t_s)
+            return canvas
+        return self._blurred(scenes)
 
     def _blurred(self, scenes: Sequence[Scene]) -> np.ndarray:
         """Average of the scenes. Balls and pins that do not move during the exposure are drawn once
@@ -408,7 +412,8 @@ class Renderer:
             out[y0:y1, x0:x1] = np.clip(acc / len(layers) + 0.5, 0, 255).astype(np.uint8)
         return out
 
-    def _finish(self, canvas: np.ndarray, t_s: float) -> np.ndarray:
+    def finish(self, canvas: np.ndarray, t_s: float) -> np.ndarray:
+        """Flicker and sensor noise of the frame at ``t_s`` applied to a composed picture."""
         rng = np.random.default_rng([self.seed, 4, int(round(t_s * 1e6))])
         gain = 1.0
         if self.options.flicker > 0:

@@ -88,6 +88,11 @@ def test_mount_frames_the_whole_table_with_its_rails(name, seed):
         w, h = res
         assert px[:, 0].min() >= 0 and px[:, 0].max() <= w - 1
         assert px[:, 1].min() >= 0 and px[:, 1].max() <= h - 1
+        # a random lens is barrel (or neutral) out to the rails' corners, never a pincushion
+        k1, k2 = cam.dist[:2]
+        world = np.column_stack([outer[:, 0], outer[:, 1], -outer[:, 2]]) @ cam.R.T + np.asarray(cam.tvec)
+        r2 = (world[:, 0] / world[:, 2]) ** 2 + (world[:, 1] / world[:, 2]) ** 2
+        assert np.all(k1 * r2 + k2 * r2**2 <= 1e-12)
         # and it is not absurdly small: the table fills most of one dimension
         span = px.max(0) - px.min(0)
         assert max(span[0] / w, span[1] / h) > 0.85

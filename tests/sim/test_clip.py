@@ -132,6 +132,8 @@ def test_a_lifted_ball_is_in_hand_under_a_hand_then_gone(clip):
     hands = {o["frame"] for o in truth.raw["occluders"] if o["kind"] == "hand"}
     in_hand = {k for k, v in enumerate(s) if v == "in_hand"}
     assert in_hand and in_hand <= hands
+    # an empty hand comes in before the lift
+    assert {first_hand - 3, first_hand - 1} <= hands
     # carried away: it rises and then moves off the table towards the nearer side
     last = max(in_hand)
     assert truth.h_mm["r1"][last] > 60
@@ -203,3 +205,10 @@ def test_a_script_is_played_and_rendered(tmp_path):
     assert kinds[0] in ("shot_start", "ball_placed") and "ball_ball" in kinds
     truth = read_truth(res.truth_path)
     assert set(truth.xy_mm) >= {"cue", "r1"}
+    first = res.truth_path.read_text()
+    # a parsed Script object is played the same way
+    from cueref.sim.script import parse_script
+
+    again = make_clip(parse_script(script), profile, cam, tmp_path / "s.mp4", fps=25, seed=1,
+                      options=ClipOptions(tail_s=0.1, render=RenderOptions(texture=False)))
+    assert again.truth_path.read_text() == first
