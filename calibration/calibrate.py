@@ -44,6 +44,7 @@ __all__ = [
     "calibrate_manual",
     "landmarks_mm",
     "find_landmarks",
+    "find_pins",
     "intrinsics_from_chessboard",
 ]
 
@@ -190,7 +191,8 @@ def find_landmarks(image: np.ndarray, cal: Calibration, profile: TableProfile) -
         c_px = cal.to_image_px(np.array([xy]))[0]
         edge_px = cal.to_image_px(np.array([[xy[0] + r_mm, xy[1]]]))[0]
         r_px = float(np.linalg.norm(edge_px - c_px))
-        outline = detect.dark_blob_outline(gray, c_px, 1.6 * r_px)
+        # Bed holes get a wider search: a layout measured a few centimetres off is still found.
+        outline = detect.dark_blob_outline(gray, c_px, (1.6 if jaws is not None else 2.6) * r_px)
         if outline is None:
             continue
         pts = cal.to_table_mm(outline)
@@ -213,6 +215,54 @@ def find_landmarks(image: np.ndarray, cal: Calibration, profile: TableProfile) -
         if not 0.5 * r_mm <= radius <= 1.6 * r_mm:
             continue
         out[name] = (centre, float(np.linalg.norm(centre - np.asarray(xy))))
+    return out
+
+
+def find_pins(image: np.ndarray, cal: Calibration, profile: TableProfile) -> dict[str, tuple[np.ndarray, float]]:
+    """Bar-billiards pins found near where the profile stands them (issue 4 item 7):
+    ``{"pin:red": (xy_mm found, residual_mm)}``.
+
+    A standing pin is seen from above as a blob of its colour running from its base outwards to its
+    head; the blob of the pin's colour nearest the expected place is taken and its centre mapped at
+    half the pin's height. White pins are bright and colourless, red ones red, black ones dark; a
+    pin whose colour cannot be told from the cloth (a red pin on red cloth) is not looked for."""
+    if not profile.pins:
+        return {}
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    h, w = image.shape[:2]
+    cloth_hue = int(np.median(hsv[h * 2 // 5: h * 3 // 5, w * 2 // 5: w * 3 // 5, 0]))
+    out: dict[str, tuple[np.ndarray, float]] = {}
+    for pin in profile.pins:
+        mid_px = cal.to_image_px(np.array([pin.xy_mm]), h_mm=pin.height_mm / 2)[0]
+        reach_mm = pin.height_mm * 0.5 * 900.0 / cal.camera_height_mm + 2 * pin.radius_mm + 40.0  # a layout a few cm off
+        edge_px = cal.to_image_px(np.array([[pin.xy_mm[0] + reach_mm, pin.xy_mm[1]]]), h_mm=pin.height_mm / 2)[0]
+        r = int(math.ceil(np.linalg.norm(edge_px - mid_px)))
+        x0, y0 = int(round(mid_px[0])) - r, int(round(mid_px[1])) - r
+        xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + 2 * r + 1), min(h, y0 + 2 * r + 1)
+        if xb - xa < 5 or yb - ya < 5:
+            continue
+        win = hsv[ya:yb, xa:xb].astype(np.int32)
+        hue, sat, val = win[..., 0], win[..., 1], win[..., 2]
+        level = float(np.percentile(val, 50))
+        if pin.colour == "white":
+            mask = (sat < 60) & (val > max(1.4 * level, 120))
+        elif pin.colour == "red":
+            if min(cloth_hue, 180 - cloth_hue) < 15:
+                continue
+            mask = ((hue < 10) | (hue > 170)) & (sat > 100) & (val > 0.5 * level)
+        elif pin.colour == "black":
+            mask = val < 0.4 * level
+        else:
+            continue
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+        local = mid_px - (xa, ya)
+        cands = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 6]
+        if not cands:
+            continue
+        best = min(cands, key=lambda i: float(np.linalg.norm(cents[i] - local)))
+        centre_px = cents[best] + (xa, ya)
+        xy = cal.to_table_mm(centre_px[None, :], h_mm=pin.height_mm / 2)[0]
+        out[f"pin:{pin.id}"] = (xy, float(np.linalg.norm(xy - np.asarray(pin.xy_mm))))
     return out
 
 
@@ -263,6 +313,7 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
     found = find_landmarks(image, cal, profile)
     lm = {name: round(r, 3) for name, (_, r) in found.items()}
+    pins = find_pins(image, cal, profile)
     if lm and float(np.median(list(lm.values()))) > config.max_landmark_mm:
         raise CalibrationError(
             f"the {'pockets' if profile.pockets else 'holes'} found lie a median {float(np.median(list(lm.values()))):.0f} mm "
@@ -270,7 +321,8 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
             "check the profile (table size, pocket openings, hole layout) against the real table",
         )
     return cal.with_residuals(
-        landmarks_found_mm={name: [round(float(c[0]), 2), round(float(c[1]), 2)] for name, (c, _) in found.items()},
+        landmarks_found_mm={name: [round(float(c[0]), 2), round(float(c[1]), 2)] for name, (c, _) in {**found, **pins}.items()},
+        pins_mm={name: round(r, 3) for name, (_, r) in pins.items()},
         line_rms_px={k_: round(v, 4) for k_, v in rms.items()},
         straightness_rms_px={"before": round(straight[0], 4), "after": round(straight[1], 4)},
         landmarks_mm=lm, landmark_rms_mm=round(float(np.sqrt(np.mean(np.square(list(lm.values()))))), 3) if lm else None,

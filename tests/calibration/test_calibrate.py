@@ -1,5 +1,7 @@
 """Automatic and manual calibration on synthetic views with a known camera (issue 4 items 1, 2, 4)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -42,6 +44,23 @@ def test_bar_billiards_holes_are_located():
     lm = cal.residuals["landmarks_mm"]
     assert set(lm) == {f"hole:{h.id}" for h in v.profile.holes}
     assert max(lm.values()) < 2.0
+    pins = cal.residuals["pins_mm"]
+    assert set(pins) == {f"pin:{p.id}" for p in v.profile.pins}
+    assert max(pins.values()) < 4.0
+
+
+def test_a_wrong_layout_in_the_profile_shows_in_the_residuals():
+    """Item 7: the user's profile puts the 100 hole and the red pin 40 mm off; the residuals say so."""
+    v = view("bar-billiards", (1280, 720), 1600.0, 4.0, 90.0, 0.0, -0.1, 5)
+    p = v.profile
+    holes = tuple(replace(h, xy_mm=(h.xy_mm[0] + 40.0, h.xy_mm[1])) if h.id == "h100" else h for h in p.holes)
+    pins = tuple(replace(q, xy_mm=(q.xy_mm[0], q.xy_mm[1] - 40.0)) if q.id == "red" else q for q in p.pins)
+    cal = calibrate_image(v.image, p.with_overrides(holes=holes, pins=pins))
+    lm, found = cal.residuals["landmarks_mm"], cal.residuals["landmarks_found_mm"]
+    assert lm["hole:h100"] == pytest.approx(40.0, abs=3.0)
+    assert cal.residuals["pins_mm"]["pin:red"] == pytest.approx(40.0, abs=4.0)
+    assert found["hole:h100"] == pytest.approx(list(p.hole("h100").xy_mm), abs=3.0)  # where it really is
+    assert max(v for k, v in lm.items() if k != "hole:h100") < 2.0
 
 
 def test_head_option_turns_the_frame():
