@@ -882,22 +882,22 @@ class _Sim:
         active = [k for k, c in enumerate(cs) if c[4] > 0]
         jn = {k: 0.0 for k in range(len(cs))}
         while active:
-            m = np.zeros((len(active), len(active)))
-            rhs = np.zeros(len(active))
-            for r_, k in enumerate(active):
+            m: list[list[float]] = []
+            rhs: list[float] = []
+            for k in active:
                 ak, bk, nxk, nyk, uk = cs[k]
-                rhs[r_] = (1.0 + p.e_ball) * uk
-                for c_, j in enumerate(active):
+                rhs.append((1.0 + p.e_ball) * uk)
+                row = []
+                for j in active:
                     aj, bj, nxj, nyj, _ = cs[j]
-                    sgn = lambda x: -1.0 if x == aj else (1.0 if x == bj else 0.0)  # noqa: E731
-                    m[r_, c_] = (sgn(bk) - sgn(ak)) * (nxj * nxk + nyj * nyk)
-            try:
-                sol = np.linalg.solve(m, rhs)
-            except np.linalg.LinAlgError:
-                sol = np.linalg.lstsq(m, rhs, rcond=None)[0]
-            if (sol >= -1e-12).all():
+                    s_b = -1.0 if bk == aj else (1.0 if bk == bj else 0.0)
+                    s_a = -1.0 if ak == aj else (1.0 if ak == bj else 0.0)
+                    row.append((s_b - s_a) * (nxj * nxk + nyj * nyk))
+                m.append(row)
+            sol = _solve(m, rhs)
+            if all(x >= -1e-12 for x in sol):
                 for r_, k in enumerate(active):
-                    jn[k] = max(0.0, float(sol[r_]))
+                    jn[k] = max(0.0, sol[r_])
                 break
             active = [k for r_, k in enumerate(active) if sol[r_] > 0]
         for k, (a, b, nx, ny, u) in enumerate(cs):
@@ -1095,6 +1095,28 @@ def open_holes(world: World) -> list:
         top = sorted(holes, key=lambda h: -h.value)[:2]
         holes = [h for h in holes if h in top]
     return holes
+
+
+def _solve(m: list[list[float]], rhs: list[float]) -> list[float]:
+    """Solve the small system ``m x = rhs`` by Gaussian elimination with partial pivoting (plain
+    floating point, the same on every machine); a vanishing pivot (a symmetric cluster whose
+    contacts are not independent) is regularised by 1e-9."""
+    n = len(rhs)
+    a = [row[:] + [rhs[i]] for i, row in enumerate(m)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[piv] = a[piv], a[col]
+        if abs(a[col][col]) < 1e-12:
+            a[col][col] += 1e-9
+        for r in range(col + 1, n):
+            f = a[r][col] / a[col][col]
+            if f:
+                for c in range(col, n + 1):
+                    a[r][c] -= f * a[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (a[r][n] - sum(a[r][c] * x[c] for c in range(r + 1, n))) / a[r][r]
+    return x
 
 
 def _point_quartic(px: float, py: float, v, a, rad: float) -> list[float]:

@@ -461,3 +461,21 @@ def test_bar_billiards_endgame_scoreboard_is_a_cushion_and_covers_holes():
     h100 = BAR.hole("h100")
     w = World(BAR, (BallState("w1", (h100.xy_mm[0] - 150.0, h100.xy_mm[1])),), scoreboard_down=True)
     assert [p.pocket for p in of(simulate(w, Shot("w1", 0.0, 500.0, top=ROLL)).events, Pot)] == ["h100"]
+
+
+def test_root_isolation_matches_known_roots():
+    """The contact-time solver against quartics built from known roots (some clustered)."""
+    from cueref.sim.physics import _real_roots, _solve
+
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        roots = np.sort(rng.uniform(-1.0, 3.0, 4))
+        coeffs = list(np.poly(roots) * rng.uniform(0.1, 1e4))
+        inside = [r for r in roots if 0.0 <= r <= 2.0]
+        found = _real_roots(coeffs, 0.0, 2.0)
+        if len(found) == len(inside):  # clustered pairs closer than rounding can merge
+            assert np.allclose(found, inside, atol=1e-8)
+        else:
+            assert min(np.diff(roots)) < 1e-3
+    x = _solve([[2.0, 0.5], [0.5, 2.0]], [1.0, 2.0])
+    assert np.allclose(np.array([[2.0, 0.5], [0.5, 2.0]]) @ x, [1.0, 2.0])
