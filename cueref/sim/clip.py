@@ -41,7 +41,7 @@ from cueref.sim.scene import BallPose, BallStatus, Occluder, Scene
 from cueref.video import VideoWriter
 from tracking.events import BallPlaced, BallRemoved, BallTouched, Event, LogHeader, ShotStart, write_events
 
-__all__ = ["ClipOptions", "ClipResult", "MatchRun", "Choreography", "make_clip", "frame_rate", "frame_times"]
+__all__ = ["ClipOptions", "ClipResult", "MatchRun", "Choreography", "make_clip", "render_still", "exposure_scenes", "frame_rate", "frame_times"]
 
 log = logging.getLogger(__name__)
 
@@ -323,6 +323,31 @@ class Choreography:
         return m
 
 
+def exposure_scenes(choreo: Choreography, t_s: float, exposure_s: float, options: ClipOptions, px_per_mm: float) -> list[Scene]:
+    """The scenes averaged into the frame at ``t_s``: an odd number spread over the exposure centred
+    on ``t_s`` (the middle one at ``t_s`` itself), one more per ``blur_px_per_sample`` pixels that
+    anything moves during the exposure; a single scene when nothing moves that far."""
+    moved_px = choreo.motion_mm(t_s - exposure_s / 2, t_s + exposure_s / 2) * px_per_mm
+    n = int(min(options.max_blur_samples, 1 + math.floor(moved_px / options.blur_px_per_sample)))
+    n += (n + 1) % 2
+    centre = choreo.scene(t_s)
+    if n == 1:
+        return [centre]
+    offs = (np.arange(n) / (n - 1) - 0.5) * exposure_s
+    return [centre if j == n // 2 else choreo.scene(t_s + float(o)) for j, o in enumerate(offs)]
+
+
+def render_still(run: MatchRun, profile: TableProfile, camera: CameraModel, t_s: float, fps: float | int | Fraction = 30,
+                 seed: int = 0, options: ClipOptions | None = None) -> np.ndarray:
+    """The picture ``make_clip`` would encode at time ``t_s`` (for previews and documentation):
+    the same choreography, blur, flicker and noise, before compression. ``bump_at_s`` is ignored."""
+    options = options or ClipOptions()
+    exposure = options.exposure_s if options.exposure_s is not None else 0.5 / float(frame_rate(fps))
+    choreo = Choreography(profile, run.timeline, tuple(run.events), np.random.default_rng([int(seed), 7]), options)
+    renderer = Renderer(profile, camera, seed, options.render)
+    return renderer.render(exposure_scenes(choreo, float(t_s), exposure, options, camera.fx / camera.height_mm))
+
+
 def _unit(v: Sequence[float]) -> tuple[float, float]:
     n = math.hypot(v[0], v[1])
     return (1.0, 0.0) if n < 1e-9 else (v[0] / n, v[1] / n)
@@ -368,15 +393,8 @@ def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
             if bumped is not None and current is renderer and t >= options.bump_at_s:  # type: ignore[operator]
                 current = bumped
                 recorder.camera_changed(float(options.bump_at_s), bumped.camera)  # type: ignore[arg-type]
-            moved_px = choreo.motion_mm(t - exposure / 2, t + exposure / 2) * ppm
-            n = int(min(options.max_blur_samples, 1 + math.floor(moved_px / options.blur_px_per_sample)))
-            n += (n + 1) % 2  # odd, so the middle sample is the frame's own time
-            centre = choreo.scene(float(t))
-            if n == 1:
-                scenes: list[Scene] = [centre]
-            else:
-                offs = (np.arange(n) / (n - 1) - 0.5) * exposure
-                scenes = [centre if j == n // 2 else choreo.scene(float(t + o)) for j, o in enumerate(offs)]
+            scenes = exposure_scenes(choreo, float(t), exposure, options, ppm)
+            centre = scenes[len(scenes) // 2]
             key = (current, tuple((sc.balls, sc.pins, sc.occluders, sc.scoreboard_down) for sc in scenes))
             if key != last_key:  # while nothing moves, the composed picture is reused
                 canvas, last_key = current.compose(scenes), key

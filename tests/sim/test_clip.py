@@ -9,7 +9,7 @@ import pytest
 from calibration.table import resolve_profile
 from cueref.sim import physics as ph
 from cueref.sim.camera import mount_camera
-from cueref.sim.clip import Choreography, ClipOptions, frame_rate, frame_times, make_clip
+from cueref.sim.clip import Choreography, ClipOptions, frame_rate, frame_times, make_clip, render_still
 from cueref.sim.groundtruth import read_truth
 from cueref.sim.render import RenderOptions
 from cueref.video import VideoReader
@@ -212,3 +212,14 @@ def test_a_script_is_played_and_rendered(tmp_path):
     again = make_clip(parse_script(script), profile, cam, tmp_path / "s.mp4", fps=25, seed=1,
                       options=ClipOptions(tail_s=0.1, render=RenderOptions(texture=False)))
     assert again.truth_path.read_text() == first
+
+
+def test_a_still_is_the_clip_frame_before_compression(clip):
+    k = clip.truth.raw["event_frames"][0] + 2  # just after the strike: the ball moves, the cue follows through
+    opts = ClipOptions(arm_probability=0.0, tail_s=0.5, render=RenderOptions(noise_sigma=1.5, flicker=0.01))
+    still = render_still(clip.run, clip.profile, clip.camera, clip.truth.t_s[k], fps=25, seed=4, options=opts)
+    decoded = clip.frames[k][1]
+    assert still.shape == decoded.shape
+    assert np.abs(still.astype(float) - decoded.astype(float)).mean() < 3.0
+    other = clip.frames[k + 6][1]
+    assert np.abs(still.astype(float) - other.astype(float)).mean() > np.abs(still.astype(float) - decoded.astype(float)).mean()

@@ -232,3 +232,24 @@ def test_renders_a_ficha_frame_at_15_fps_or_more_at_720p(ficha):
     assert img.shape == (720, 1280, 3) and img.dtype == np.uint8
     print("ficha 720p frames/s: " + ", ".join(f"{k} {v:.0f}" for k, v in fps.items()))
     assert fps["balls"] >= 15.0
+
+
+@pytest.mark.parametrize("low_light", [False, True])
+def test_close_colours_stay_apart_in_hue(low_light):
+    """Issue 3 item 6: orange and yellow in one set; their hues differ in the picture, even in low light."""
+    import cv2
+
+    from calibration.table import profile_from_spec
+
+    p = profile_from_spec("1420x810,ball=52,corner=95,middle=105,groups=orange+yellow")
+    cam = mount_camera(p, resolution=(640, 360))
+    R = Renderer(p, cam, seed=1, options=RenderOptions(noise_sigma=0.0, flicker=0.0, low_light=low_light))
+    o, y = p.group("orange")[0], p.group("yellow")[0]
+    img = R.render(Scene(0.0, (BallPose(o, (500.0, 400.0)), BallPose(y, (900.0, 400.0)))))
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(float)
+    hues = []
+    for xy in ((500.0, 400.0), (900.0, 400.0)):
+        c = cam.project(np.array([[xy[0], xy[1], p.ball_radius_mm]]))[0].round().astype(int)
+        patch = hsv[c[1] - 3:c[1] + 4, c[0] - 3:c[0] + 4]
+        hues.append(np.median(patch[..., 0]))
+    assert hues[1] - hues[0] > 5  # OpenCV hue (0-180): orange about 12, yellow about 22
