@@ -1,0 +1,729 @@
+"""Sinuca de Ficha referee: one case per rule number and per option (ids name the rule), a replayed
+hand-written log, and property tests over random legal shot sequences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules import get_engine
+from rules.base import RulesError, Shot, replay
+from rules.ficha import PRECEDENCE, FichaRules, Foul, Options, RemovalMode
+from tests.rules._ficha_helpers import ENGINE, PROFILE, R, REDS, YELLOWS, Match, mid_frame, rack_positions, shot_events
+from tracking.events import (
+    Answer,
+    BallPlaced,
+    BallRemoved,
+    BallTouched,
+    Concession,
+    OperatorFoul,
+    Override,
+    Pot,
+    RemovalChoice,
+    Warning,
+    read_events,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+# ---- single shots, one per rule --------------------------------------------------------------------
+# (state setup, steps, expected fouls, expected next player, expected winner or None)
+
+def _mid(**kw):
+    return lambda m: m.mid(**kw)
+
+
+def _none(m):
+    return m
+
+
+CASES = [
+    pytest.param(_none, [("hit", "cue", "r1"), ("pot", "r1", "TL")], (), "A", None, id="2.4 break: own ball first and potted, A continues"),
+    pytest.param(_none, [("hit", "cue", "y1")], (Foul.WRONG_BALL_FIRST,), "B", None, id="2.4 break: opponent ball first is a miss"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("pot", "r1", "TL")], (), "A", None, id="4.2.1 own ball potted: the shooter continues"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR")], (), "B", None,
+                 id="4.2.3 opponent ball dropped last: the turn ends, no foul"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "y1", "BR"), ("pot", "r1", "TL")], (), "A", None,
+                 id="4.2 only the last ball counts: own ball last continues"),
+    pytest.param(_mid(), [("hit", "cue", "r1")], (), "B", None, id="4.2 no pot: the turn ends"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("pot", "cue", "TM")], (Foul.SUICIDE,), None, "B", id="4.2.2 suicide loses the frame"),
+    pytest.param(_mid(red_left=("r1",)), [("hit", "cue", "r1"), ("pot", "r1", "TL"), ("pot", "cue", "TM")], (Foul.SUICIDE,), None, "B",
+                 id="4.2.2 suicide loses even when the last own ball drops"),
+    pytest.param(_mid(red_left=("r1",), yellow_left=("y1",)),
+                 [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "y1", "BR"), ("pot", "r1", "TL")], (), None, "A",
+                 id="4.2.3.1 both last balls, own dropped last: the shooter wins"),
+    pytest.param(_mid(red_left=("r1",), yellow_left=("y1",)),
+                 [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR")], (), None, "B",
+                 id="4.2.3.2 opponent last ball dropped last: the opponent wins even with the own last ball down"),
+    pytest.param(_mid(yellow_left=("y1",)), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "y1", "BR")], (), None, "B",
+                 id="4.2.3.2 opponent last ball potted: the opponent wins"),
+    pytest.param(_mid(red_left=("r1",)), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR")], (), None, "A",
+                 id="4.2.3.3 own fourth then an opponent ball (default): a win under 6.1"),
+    pytest.param(_mid(red_left=("r1",)), [("hit", "cue", "r1"), ("pot", "r1", "TL")], (), None, "A", id="6.1 fourth ball legally potted wins"),
+    pytest.param(_mid(red_left=("r1",)), [("hit", "cue", "y1"), ("hit", "y1", "r1"), ("pot", "r1", "TL")], (Foul.WRONG_BALL_FIRST,), None, "B",
+                 id="6.1 own fourth ball potted on a foul: the frame is lost"),
+    pytest.param(_mid(), [("cushion", "cue", "R")], (Foul.MISS,), "B", None, id="5.2 miss: no ball hit"),
+    pytest.param(_mid(), [("hit", "cue", "y2"), ("hit", "y2", "r1"), ("pot", "r1", "TL")], (Foul.WRONG_BALL_FIRST,), "B", None,
+                 id="5.2 opponent ball first: foul even though an own ball dropped"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("pot", "r1", "TL"), ("off", "y2")], (Foul.OFF_TABLE,), "B", None,
+                 id="5.3 ball off the table: removal and the turn passes even after an own pot"),
+    pytest.param(_mid(), [("jump", "cue"), ("hit", "cue", "r1"), ("pot", "r1", "TL")], (Foul.JUMP,), "B", None, id="5.4 jump shot"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("touch", "cue")], (Foul.CUE_BALL_TOUCHED,), "B", None, id="5.5 cue ball touched during the shot"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("touch", "y3")], (Foul.BALL_TOUCHED,), "B", None, id="5.6 object ball touched during the shot"),
+    pytest.param(_mid(), [("hit", "cue", "r1"), ("cue", "y3")], (Foul.BALL_TOUCHED,), "B", None, id="5.6 the cue touches an object ball"),
+    pytest.param(_mid(), [("cue", "cue"), ("hit", "cue", "r1"), ("pot", "r1", "TL")], (Foul.DOUBLE_HIT,), "B", None, id="5.7 double hit"),
+    pytest.param(_mid(), [("hit", "cue", "y1"), ("jump", "cue"), ("pot", "cue", "BL")], (Foul.SUICIDE, Foul.WRONG_BALL_FIRST, Foul.JUMP), None, "B",
+                 id="precedence: every foul found, loss of the frame first"),
+]
+
+
+@pytest.mark.parametrize("setup, steps, fouls, next_player, winner", CASES)
+def test_rule(setup, steps, fouls, next_player, winner):
+    m = setup(Match())
+    d = m.shot(*steps)
+    assert d.pending is None
+    assert d.fouls == fouls
+    assert tuple(d.fouls) == tuple(f for f in PRECEDENCE if f in d.fouls)
+    assert d.rules and d.explanation.startswith("ficha ")
+    if winner is None:
+        assert not d.frame_over and d.next_player == next_player
+        assert m.state.shooter == next_player
+    else:
+        assert d.frame_over and d.winner == winner and d.match_over and d.match_winner == winner
+    if fouls and not d.frame_over:
+        assert d.removals_due == ("B",) and "removal" in d.penalty
+
+
+def test_4_2_3_no_removal_for_opponent_ball_last():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "y1", "BR"))
+    assert d.fouls == () and d.penalty is None and d.turn_end == "opponent_ball_last" and "4.2.3" in d.rules
+    assert m.state.removals_due == () and "y1" in m.state.balls.potted
+
+
+def test_4_2_3_3_option_clear_opponent():
+    m = Match(options={"rule_4233_clear_opponent": True}).mid(red_left=("r1",), yellow_left=("y1", "y2"))
+    d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
+    assert not d.frame_over and d.next_player == "A" and d.clearing == "A" and "4.2.3.3" in d.rules
+    assert m.state.clearing == 0 and m.state.balls.on_table == {"cue", "y2"}
+
+
+def test_4_2_3_3_option_clear_opponent_wins_by_potting_the_rest():
+    m = Match(options={"rule_4233_clear_opponent": True}).mid(red_left=("r1",), yellow_left=("y1", "y2"))
+    m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
+    d = m.shot(("hit", "cue", "y2"), ("pot", "y2", "TR"))  # now the yellows are A's target
+    assert d.fouls == () and d.frame_over and d.winner == "A" and "4.2.3.3" in d.rules
+
+
+def test_4_2_3_3_option_clear_opponent_miss_passes_the_turn():
+    m = Match(options={"rule_4233_clear_opponent": True}).mid(red_left=("r1",), yellow_left=("y1", "y2", "y3"))
+    m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
+    d = m.shot(("cushion", "cue", "L"))
+    assert d.fouls == (Foul.MISS,) and d.next_player == "B" and d.removals_due == ("B",)
+
+
+# ---- positions: 4.3, 4.4.1, 4.4.2, 4.4.3, 4.5 ----------------------------------------------------------
+
+SURROUNDED = rack_positions(
+    y1=(710 + 53.5, 405.0), y2=(710 - 53.5, 405.0), y3=(710.0, 405 + 53.5), y4=(710.0, 405 - 53.5),
+)
+
+
+def test_4_4_1_snookered_no_path_no_cushion_frame_to_opponent_after_confirmation():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "y1"), positions=SURROUNDED)
+    assert d.pending is not None and "4.4.1" in d.pending.text and d.pending.options == ("yes", "no")
+    assert m.state.frame == 1 and m.state.pending is not None
+    d = m.answer("yes")
+    assert d.frame_over and d.winner == "B" and d.frame_end == "snookered" and "4.4.1" in d.rules
+
+
+def test_4_4_1_operator_says_play_on():
+    m = Match().mid()
+    m.shot(("hit", "cue", "y1"), positions=SURROUNDED)
+    d = m.answer("no")
+    assert not d.frame_over and d.fouls == (Foul.WRONG_BALL_FIRST,)
+
+
+WALLED = rack_positions(r1=(300.0, 405.0), r2=None, r3=None, r4=None, y1=(655.0, 405.0))
+
+
+def test_4_4_2_snookered_must_play_a_cushion_first():
+    m = Match().mid(red_left=("r1",))
+    d = m.shot(("hit", "cue", "r1"), positions=WALLED)
+    assert d.fouls == (Foul.NO_CUSHION_FIRST,) and "4.4.2" in d.rules and d.next_player == "B"
+
+
+def test_4_4_2_cushion_first_is_legal():
+    m = Match().mid(red_left=("r1", "r2"))
+    pos = rack_positions(r1=(300.0, 405.0), r2=(200.0, 405.0), r3=None, r4=None, y1=(655.0, 405.0))
+    d = m.shot(("cushion", "cue", "R"), ("hit", "cue", "r1"), ("pot", "r1", "TL"), positions=pos)
+    assert d.fouls == () and d.next_player == "A"
+
+
+def test_4_4_2_not_snookered_no_cushion_needed():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), positions=rack_positions())
+    assert d.fouls == ()
+
+
+# r1, A's last ball, in the jaws of TL; y1 frozen against it on the table side; the cue ball behind y1
+COVERED = rack_positions(r1=(35.0, 35.0), r2=None, r3=None, r4=None, y1=(72.5, 72.5), cue=(300.0, 300.0))
+
+
+def test_4_3_covered_last_ball_frame_to_opponent_after_confirmation():
+    m = Match().mid(red_left=("r1",))
+    d = m.shot(("hit", "cue", "y1"), positions=COVERED)
+    assert d.pending is not None and "4.3" in d.pending.text and "TL" in d.pending.text and "y1" in d.pending.text
+    d = m.answer("yes")
+    assert d.frame_over and d.winner == "B" and d.frame_end == "covered"
+
+
+def test_4_4_3_covered_ball_potted_off_the_opponent_ball_loses():
+    m = Match().mid(red_left=("r1",))
+    m.shot(("hit", "cue", "y1"), ("hit", "y1", "r1"), ("pot", "r1", "TL"), positions=COVERED)
+    d = m.answer("no")
+    assert Foul.COVERED_BALL_STRUCK in d.fouls and d.frame_over and d.winner == "B" and "4.4.3" in d.rules
+
+
+def test_4_3_not_covered_in_open_play():
+    m = Match().mid(red_left=("r1",))
+    d = m.shot(("hit", "cue", "r1"), positions=rack_positions(r2=None, r3=None, r4=None))
+    assert d.pending is None and d.fouls == ()
+
+
+FROZEN = rack_positions(r1=(710 + 2 * R + 0.5, 405.0))
+
+
+def test_4_5_frozen_ball_pushed():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TR"), positions=FROZEN)
+    assert Foul.FROZEN_BALL_MOVED in d.fouls and d.next_player == "B" and "4.5" in d.rules
+
+
+def test_4_5_frozen_ball_left_still_is_legal():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r2"), positions=FROZEN, end=FROZEN)
+    assert d.fouls == ()
+
+
+def test_4_5_frozen_ball_moved_with_no_contact():
+    m = Match().mid()
+    end = dict(FROZEN, r1=(FROZEN["r1"][0] + 10.0, 405.0))
+    d = m.shot(("hit", "cue", "r2"), positions=FROZEN, end=end)
+    assert d.fouls == (Foul.FROZEN_BALL_MOVED,)
+
+
+def test_4_5_frozen_ball_reached_later_by_another_ball_is_legal():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r2"), ("hit", "r2", "r1"), positions=FROZEN, end=dict(FROZEN, r1=(900.0, 405.0)))
+    assert d.fouls == ()
+
+
+# ---- 5.3 off the table and its re-spotting ----------------------------------------------------------
+
+
+def test_5_3_cue_ball_off_and_back_on_the_centre_spot():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("off", "cue"))
+    assert d.fouls == (Foul.OFF_TABLE,) and "cue" in m.state.balls.lifted and d.next_player == "B"
+    m.hand(BallRemoved, ball="y4")
+    m.hand(BallPlaced, ball="cue", xy_mm=PROFILE.spots["centre"])
+    d = m.shot(("hit", "cue", "y1"), ("pot", "y1", "TL"))
+    assert d.player == "B" and d.removed == ("y4",) and d.fouls == () and d.next_player == "B"
+    assert "cue" in m.state.balls.on_table and "y4" in m.state.balls.removed
+
+
+def test_5_3_object_ball_off_is_respotted_by_the_next_strike():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"), ("off", "r2"))
+    m.hand(RemovalChoice, ball="y3")
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.respotted == ("r2",) and d.removed == ("y3",) and "r2" in m.state.balls.on_table
+
+
+def test_5_3_2_1_cue_ball_dropping_while_respotted_is_not_suicide():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"), ("off", "cue"))
+    m.hand(RemovalChoice, ball="y3")
+    m.hand(BallPlaced, ball="cue", xy_mm=(710.0, 405.0))
+    m.hand(Pot, ball="cue", pocket="TM")
+    m.hand(BallPlaced, ball="cue", xy_mm=(710.0, 405.0))
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.fouls == () and not d.frame_over and d.player == "B"
+
+
+# ---- removal penalty and its options ------------------------------------------------------------------
+
+
+def test_removal_non_offender_asked_when_no_removal_seen():
+    m = Match().mid()
+    m.shot(("hit", "cue", "y1"))
+    d = m.shot(("hit", "cue", "y2"), positions=rack_positions(y3=None))
+    assert d.pending is not None and d.pending.options[0] == "y3" and "removed" in d.pending.text
+    d = m.answer("y3")
+    assert d.removed == ("y3",) and d.player == "B" and "y3" in m.state.balls.removed
+
+
+def test_removal_choice_input_is_applied_with_the_next_shot():
+    m = Match().mid()
+    m.shot(("hit", "cue", "y1"))
+    assert m.say(RemovalChoice, ball="y2") is None
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.removed == ("y2",)
+
+
+def test_removal_choice_of_the_offenders_ball_is_refused():
+    m = Match().mid()
+    m.shot(("hit", "cue", "y1"))
+    with pytest.raises(RulesError, match="one of B's balls"):
+        m.say(RemovalChoice, ball="r2")
+
+
+def test_option_removal_choice_nearest_pocket():
+    m = Match(options={"removal_choice": "nearest_pocket"}).mid()
+    end = rack_positions(y2=(1380.0, 770.0))  # y2 next to BR
+    d = m.shot(("hit", "cue", "y1"), end=end)
+    assert d.removed == ("y2",) and d.removals_due == () and "y2" in m.state.balls.removed
+    assert "nearest a pocket" in d.penalty
+
+
+def test_option_removal_of_last_ball_wins():
+    m = Match().mid(yellow_left=("y1",))
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.frame_over and d.winner == "B" and d.frame_end == "removal_of_last_ball" and d.removed == ("y1",)
+
+
+def test_option_removal_of_last_ball_wins_false():
+    m = Match(options={"removal_of_last_ball_wins": False}).mid(yellow_left=("y1",))
+    d = m.shot(("hit", "cue", "y1"))
+    assert not d.frame_over and d.removed == () and d.removals_due == () and d.next_player == "B"
+
+
+# ---- fouls between shots and operator fouls --------------------------------------------------------------
+
+
+def test_5_6_ball_touched_while_aiming_passes_the_turn_before_the_shot():
+    m = Match().mid()
+    m.hand(BallTouched, ball="r3")
+    m.hand(BallRemoved, ball="y4")
+    d = m.shot(("hit", "cue", "y1"), ("pot", "y1", "TL"))
+    assert len(d.prior) == 1 and d.prior[0].player == "A" and d.prior[0].fouls == (Foul.BALL_TOUCHED,)
+    assert d.player == "B" and d.removed == ("y4",) and d.next_player == "B"
+    assert {"y1"} <= m.state.balls.potted and "y4" in m.state.balls.removed
+
+
+def test_5_5_operator_foul_during_the_shot():
+    m = Match().mid()
+    events = shot_events(5.0, ("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    s = Shot(0, tuple(events), (OperatorFoul(t_s=5.15, player="A", rule="5.5"),))
+    d = ENGINE.judge(m.state, s)
+    assert d.fouls == (Foul.CUE_BALL_TOUCHED,) and d.next_player == "B"
+
+
+def test_2_4_push_shot_called_by_the_operator_after_the_shot():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert m.state.shooter == "A"
+    assert m.say(OperatorFoul, player="A", rule="2.4", note="push") is None
+    m.hand(BallRemoved, ball="y1")
+    d = m.shot(("hit", "cue", "y2"))
+    assert d.prior[0].fouls == (Foul.PUSH_SHOT,) and d.player == "B"
+
+
+def test_operator_foul_unknown_rule_is_refused():
+    m = Match().mid()
+    with pytest.raises(RulesError, match="operator_foul rule"):
+        m.say(OperatorFoul, player="A", rule="9.9")
+
+
+# ---- 5.8 warnings, 6.3 concession ------------------------------------------------------------------
+
+
+def test_5_8_warning_then_removal_then_loss_of_frame():
+    m = Match().mid()
+    d1 = m.say(Warning, player="A", rule="5.8")
+    assert d1.fouls == (Foul.MISCONDUCT,) and d1.penalty == "warning" and d1.next_player == "A" and not d1.frame_over
+    d2 = m.say(Warning, player="A")
+    assert d2.removals_due == ("B",) and d2.next_player == "B" and not d2.frame_over
+    d3 = m.say(Warning, player="A")
+    assert d3.frame_over and d3.winner == "B" and d3.frame_end == "misconduct" and d3.penalty == "loss of the frame"
+
+
+def test_5_8_warning_to_the_player_not_at_the_table_keeps_the_turn():
+    m = Match().mid()
+    m.say(Warning, player="B")
+    d = m.say(Warning, player="B")
+    assert d.removals_due == ("A",) and d.next_player == "A"
+
+
+def test_6_3_concession():
+    m = Match().mid()
+    d = m.say(Concession, player="A")
+    assert d.frame_over and d.winner == "B" and d.frame_end == "concession" and "6.3" in d.rules
+
+
+# ---- uncertainty ----------------------------------------------------------------------------------
+
+
+def test_low_confidence_first_contact_asks_and_resumes():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r2", {"confidence": 0.3}), ("hit", "cue", "y1"))
+    assert d.pending is not None and d.pending.text.endswith("first contact r2 or y1?")
+    assert m.state.shooter == "A" and m.state.pending is not None
+    with pytest.raises(RulesError, match="pending"):
+        m.shot(("hit", "cue", "r1"))
+    d = m.answer("y1")
+    assert d.fouls == (Foul.WRONG_BALL_FIRST,) and d.next_player == "B"
+
+
+def test_option_min_confidence():
+    m = Match(options={"min_confidence": 0.2}).mid()
+    d = m.shot(("hit", "cue", "r2", {"confidence": 0.3}), ("hit", "cue", "y1"))
+    assert d.pending is None and d.fouls == ()
+
+
+def test_low_confidence_pot_asks():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL", {"confidence": 0.4}))
+    assert d.pending is not None and "r1" in d.pending.text
+    d = m.answer("no")
+    assert d.potted == () and d.next_player == "B" and "r1" in m.state.balls.on_table
+
+
+def test_unobserved_shot_needs_confirmation():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("unseen", 0.5), ("pot", "r1", "TL"))
+    assert d.pending is not None and "not fully seen" in d.pending.text and d.pending.options == ("accept",)
+    d = m.answer("accept")
+    assert d.fouls == () and d.next_player == "A"
+
+
+def test_answer_without_question_is_refused():
+    m = Match()
+    with pytest.raises(RulesError, match="no question is pending"):
+        ENGINE.on_input(m.state, Answer(t_s=1.0, question="x", answer="y"))
+
+
+# ---- override --------------------------------------------------------------------------------------
+
+
+def test_override_fouls_replaces_the_last_call():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    d = m.say(Override, field="fouls", value="double_hit")
+    assert d.replaces_last and d.fouls == (Foul.DOUBLE_HIT,) and d.next_player == "B"
+    assert m.state.shooter == "B" and m.state.removals_due == (1,) and "r1" in m.state.balls.potted
+    d = m.say(Override, field="fouls", value="")
+    assert d.fouls == () and m.state.shooter == "A" and m.state.removals_due == ()
+
+
+def test_override_winner_and_next_player():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"))
+    d = m.say(Override, field="next_player", value="A")
+    assert d.next_player == "A" and m.state.shooter == "A"
+    d = m.say(Override, field="winner", value="A")
+    assert d.frame_over and d.winner == "A" and m.state.match_over
+
+
+def test_override_unknown_field_is_refused():
+    m = Match().mid()
+    m.shot(("hit", "cue", "r1"))
+    with pytest.raises(RulesError, match="override field"):
+        m.say(Override, field="colour", value="blue")
+
+
+# ---- whole matches: frames, break, doubles -------------------------------------------------------------
+
+
+def _win_frame(m: Match, loser: str) -> None:
+    m.say(Concession, player=loser)
+
+
+@pytest.mark.parametrize("mode, breakers", [
+    pytest.param("alternate", ["A", "B", "A"], id="2.1 next_break alternate"),
+    pytest.param("winner", ["A", "A", "B"], id="2.1 next_break winner"),
+    pytest.param("loser", ["A", "B", "A"], id="2.1 next_break loser"),
+])
+def test_option_next_break(mode, breakers):
+    m = Match(options={"frames": 3, "next_break": mode})
+    seen = [m.state.breaker]
+    _win_frame(m, "B")  # A wins frame 1
+    seen.append(m.state.breaker)
+    _win_frame(m, "A")  # B wins frame 2
+    seen.append(m.state.breaker)
+    assert seen == breakers and m.state.frame == 3 and m.state.shooter == breakers[-1]
+
+
+def test_2_1_best_of_three():
+    m = Match(options={"frames": 3})
+    _win_frame(m, "B")
+    assert not m.decisions[-1].match_over and m.state.score == (1, 0) and m.state.balls.on_table == frozenset(PROFILE.ball_ids)
+    _win_frame(m, "A")
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.frame == 3 and m.state.shots_in_frame == 1
+    d = m.say(Concession, player="B")
+    assert d.match_over and d.match_winner == "A" and m.state.record["score"] == {"A": 2, "B": 1}
+    with pytest.raises(RulesError, match="after the end of the match"):
+        m.shot(("hit", "cue", "r1"))
+
+
+@pytest.mark.parametrize("frames", [0, 2, 4])
+def test_2_1_even_number_of_frames_is_refused(frames):
+    with pytest.raises(RulesError, match="odd"):
+        ENGINE.initial_state(("A", "B"), {"frames": frames})
+
+
+def test_options_are_recorded_and_unknown_ones_refused():
+    s = ENGINE.initial_state(("A", "B"), {"frames": "5", "removal_choice": "nearest_pocket"})
+    assert s.options == Options(frames=5, removal_choice=RemovalMode.NEAREST_POCKET)
+    assert s.record["options"]["removal_choice"] == "nearest_pocket"
+    with pytest.raises(RulesError, match="unknown option"):
+        ENGINE.initial_state(("A", "B"), {"fames": 3})
+    with pytest.raises(RulesError):
+        ENGINE.initial_state(("A", "B"), {"next_break": "random"})
+
+
+def test_option_first_group():
+    m = Match(options={"first_group": "yellow"})
+    d = m.shot(("hit", "cue", "y1"), ("pot", "y1", "TL"))
+    assert d.fouls == () and d.next_player == "A"
+    with pytest.raises(RulesError, match="first_group"):
+        ENGINE.initial_state(("A", "B"), {"first_group": "blue"})
+
+
+def test_doubles_rotation_and_team_win():
+    m = Match(players=("A1", "B1", "A2", "B2"))
+    order = [m.state.shooter]
+    for _ in range(4):
+        m.shot(("hit", "cue", "r1" if m.state.shooter.startswith("A") else "y1"))
+        order.append(m.state.shooter)
+    assert order == ["A1", "B1", "A2", "B2", "A1"]
+    m.state = mid_frame(m.state, red_left=("r1",), shooter="A2")
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.winner == "A1+A2" and d.player == "A2"
+
+
+def test_doubles_break_rotates_within_the_team():
+    m = Match(players=("A1", "B1", "A2", "B2"), options={"frames": 5, "next_break": "winner"})
+    _win_frame(m, "B1")
+    assert m.state.breaker == "A2"
+    _win_frame(m, "B2")
+    assert m.state.breaker == "A1"
+
+
+# ---- impossible logs ------------------------------------------------------------------------------
+
+
+def test_impossible_logs_raise():
+    m = Match().mid(red_left=("r1", "r2"))
+    with pytest.raises(RulesError, match="not on the table"):
+        m.shot(("hit", "cue", "r1"), ("pot", "r3", "TL"))
+    with pytest.raises(RulesError, match="strikes r4"):
+        m.shot(strike="r4")
+    with pytest.raises(RulesError, match="names ball 'z9'"):
+        m.shot(("hit", "cue", "z9"))
+    with pytest.raises(RulesError, match="pocket 'XX'"):
+        m.shot(("hit", "cue", "r1"), ("pot", "r1", "XX"))
+    with pytest.raises(RulesError, match="2 players"):
+        ENGINE.initial_state(("A", "B", "C"))
+
+
+# ---- a hand-written log replayed -------------------------------------------------------------------
+
+
+def test_replay_singles_log():
+    header, events = read_events(DATA / "ficha_singles.jsonl")
+    engine = get_engine("ficha", header.profile)
+    steps = list(replay(engine, events, header.players, header.options))
+    got = [(s.decision.player, tuple(s.decision.fouls), s.decision.next_player, s.decision.winner) for s in steps]
+    assert got == [
+        ("Ana", (), "Ana", None),  # 2.4 break, r1 potted: continues
+        ("Ana", ("wrong_ball_first",), "Bia", None),  # 5.2
+        ("Bia", (), "Bia", None),  # y4 removed by Bia; y1 then y2 potted: continues (4.2.1)
+        ("Bia", (), "Ana", None),  # r2 (Ana's) dropped last: the turn ends (4.2.3)
+        ("Ana", ("suicide",), None, "Bia"),  # 4.2.2
+    ]
+    last = steps[-1].state
+    assert last.match_over and last.match_winner == "Bia" and last.history[0].how == "suicide"
+    assert last.balls.removed == {"y4"} and {"r1", "r2", "y1", "y2", "cue"} == last.balls.potted
+
+
+def test_engine_is_registered():
+    assert isinstance(get_engine("ficha"), FichaRules)
+    assert not any(f.value != f.value.lower() for f in Foul)
+
+
+# ---- property tests over random legal shot sequences ----------------------------------------------------
+
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tracking.events import AtRest, BallBall, Event, ShotStart  # noqa: E402
+from tracking.events import Pot as PotEvent  # noqa: E402
+
+ALL_BALLS = frozenset(PROFILE.ball_ids)
+GROUP_EMPTIED_ENDS = {"cleared", "last_balls", "opponent_last_ball", "removal_of_last_ball"}
+
+
+def _check_partition(state) -> None:
+    b = state.balls
+    sets = [b.on_table, b.potted, b.removed, b.lifted]
+    assert sum(len(x) for x in sets) == len(ALL_BALLS), b
+    assert frozenset().union(*sets) == ALL_BALLS, b
+
+
+def _check_frame_end(state_before, d) -> None:
+    """The winner cleared a group, or the loser committed suicide / conceded / fouled / misbehaved."""
+    wside = state_before.sides.index(d.winner)
+    lside = 1 - wside
+    if d.frame_end in GROUP_EMPTIED_ENDS:
+        assert not set(state_before.group_balls[wside]) & d.balls.on_table or state_before.clearing == wside, d.explanation
+    elif d.frame_end == "last_ball_on_foul":
+        assert d.fouls and not set(state_before.group_balls[lside]) & d.balls.on_table
+    elif d.frame_end == "suicide":
+        assert Foul.SUICIDE in d.fouls and state_before.side_of(d.player) == lside
+    elif d.frame_end == "misconduct":
+        assert Foul.MISCONDUCT in d.fouls and state_before.side_of(d.player) == lside
+    else:
+        assert d.frame_end == "concession" and state_before.side_of(d.player) == lside, d.frame_end
+
+
+def _draw_shot(data, state, t0: float) -> list[Event]:
+    on = sorted(state.balls.on_table | state.balls.lifted)
+    objects = [b for b in on if b != "cue"]
+    events: list[Event] = [ShotStart(t_s=t0, ball="cue")]
+    t = t0
+    first = data.draw(st.sampled_from(objects + [None]), label="first contact")
+    if first is not None:
+        t += 0.1
+        conf = data.draw(st.sampled_from([1.0, 1.0, 1.0, 0.3]), label="confidence")
+        events.append(BallBall(t_s=t, a="cue", b=first, confidence=conf))
+    pots = data.draw(st.lists(st.sampled_from(objects), unique=True, max_size=2), label="pots") if objects else []
+    for b in pots:
+        t += 0.1
+        events.append(PotEvent(t_s=t, ball=b, pocket=data.draw(st.sampled_from(["TL", "TM", "TR", "BL", "BM", "BR"]))))
+    rest = [b for b in on if b not in pots]
+    extra = data.draw(st.sampled_from(["none"] * 16 + ["suicide", "off", "off", "jump", "double", "touch"]), label="extra")
+    t += 0.1
+    if extra == "suicide":
+        events.append(PotEvent(t_s=t, ball="cue", pocket="BM"))
+    elif extra == "off" and rest:
+        from tracking.events import OffTable
+        events.append(OffTable(t_s=t, ball=data.draw(st.sampled_from(rest))))
+    elif extra == "jump":
+        from tracking.events import Jump
+        events.append(Jump(t_s=t, ball="cue"))
+    elif extra == "double":
+        from tracking.events import CueContact
+        events.append(CueContact(t_s=t, ball="cue"))
+    elif extra == "touch":
+        events.append(BallTouched(t_s=t, ball=data.draw(st.sampled_from(on))))
+    events.append(AtRest(t_s=t + 0.5))
+    return events
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_properties_random_matches(data):
+    players = data.draw(st.sampled_from([("A", "B"), ("A1", "B1", "A2", "B2")]), label="players")
+    options = {
+        "frames": data.draw(st.sampled_from([1, 3]), label="frames"),
+        "next_break": data.draw(st.sampled_from(["alternate", "winner", "loser"])),
+        "removal_choice": data.draw(st.sampled_from(["non_offender", "nearest_pocket"])),
+        "removal_of_last_ball_wins": data.draw(st.booleans()),
+        "rule_4233_clear_opponent": data.draw(st.booleans()),
+    }
+    engine = ENGINE
+    state = engine.initial_state(players, options)
+    log: list[Event] = []
+    before: list[Event] = []
+    calls = []  # (shot index, player, fouls, next_player, frame_over, winner) of every non-pending call, in order
+    t = 1.0
+    index = 0
+    frames_ended: list[int] = []
+
+    def take(d):
+        nonlocal state
+        s0 = state
+        state = engine.advance(state, d)
+        _check_partition(state)
+        if d.pending is not None:
+            assert state.pending == d.pending and state.balls == s0.balls and state.frame == s0.frame
+            return
+        calls.append((d.shot, d.player, d.fouls, d.next_player, d.frame_over, d.winner))
+        s = s0
+        for p in (*d.prior, d):
+            if p.frame_over:
+                _check_frame_end(s, p)
+                frames_ended.append(s.frame)
+            s = engine.advance(s, p) if p is not d else s
+        if d.frame_over:
+            assert state.match_over or (state.frame == s0.frame + 1 + sum(p.frame_over for p in d.prior) and state.shots_in_frame == 0)
+        assert sum(state.score) == len(frames_ended)
+
+    for _ in range(data.draw(st.integers(5, 60), label="steps")):
+        if state.match_over:
+            break
+        action = data.draw(st.sampled_from(["shot"] * 24 + ["warning", "concession", "place", "place", "remove", "remove", "touch"]), label="action")
+        t = round(t + 1.0, 6)
+        if action == "shot":
+            # the table at the strike: after the hand events and any removal still owed (answered now)
+            stub = Shot(index, (ShotStart(t_s=t, ball="cue"),), tuple(before))
+            answers: dict[str, str] = {}
+            while not isinstance(at_strike := engine._before(state, stub, answers), tuple):
+                answers[at_strike.pending.id] = data.draw(st.sampled_from(at_strike.pending.options), label="removal")
+            if at_strike[1].match_over:
+                break  # a foul while aiming ended the match: no shot follows (it stays unjudged without one)
+            events = _draw_shot(data, at_strike[1], t)
+            shot = Shot(index, tuple(events), tuple(before))
+            log += events
+            before = []
+            index += 1
+            t = events[-1].t_s
+            d = engine.judge(state, shot)
+            take(d)
+            while state.pending is not None:
+                t = round(t + 0.1, 6)
+                q = state.pending
+                value = answers[q.id] if q.id in answers else data.draw(st.sampled_from(q.options), label="answer")
+                ans = Answer(t_s=t, question=q.id, answer=value)
+                log.append(ans)
+                take(engine.on_input(state, ans))
+            continue
+        if action == "warning":
+            e = Warning(t_s=t, player=data.draw(st.sampled_from(players)))
+        elif action == "concession":
+            e = Concession(t_s=t, player=data.draw(st.sampled_from(players)))
+        elif action == "place" and state.balls.lifted:
+            e = BallPlaced(t_s=t, ball=sorted(state.balls.lifted)[0])
+        elif action == "touch":
+            e = BallTouched(t_s=t, ball=data.draw(st.sampled_from(sorted(state.balls.on_table))))
+        elif action == "remove" and state.removals_due:
+            e = BallRemoved(t_s=t, ball=data.draw(st.sampled_from(state.left(state.removals_due[0]))))
+        else:
+            continue
+        log.append(e)
+        before.append(e)
+        if isinstance(e, (Warning, Concession)):
+            d = engine.on_input(state, e)
+            take(d)
+
+    # a frame ends exactly once: frame numbers end in order, each once
+    assert frames_ended == list(range(1, len(frames_ended) + 1))
+    event(f"frames ended: {len(frames_ended)}, match over: {state.match_over}")
+    if state.match_over:
+        need = options["frames"] // 2 + 1
+        assert max(state.score) == need and state.match_winner == state.sides[state.score.index(need)]
+        # no decision after the end of the match
+        with pytest.raises(RulesError, match="after the end of the match"):
+            engine.judge(state, Shot(index, tuple(_draw_shot(data, engine.initial_state(players, options), t + 1.0))))
+    # the same log replayed through rules.base.replay gives the same calls
+    replayed = [
+        (s.decision.shot, s.decision.player, s.decision.fouls, s.decision.next_player, s.decision.frame_over, s.decision.winner)
+        for s in replay(engine, log, players, options) if s.decision.pending is None
+    ]
+    assert replayed == calls
