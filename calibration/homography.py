@@ -91,9 +91,9 @@ class Homography:
 
     @classmethod
     def from_correspondences(cls, src: object, dst: object, ransac_threshold: float | None = None) -> "Homography":
-        """The homography taking ``src`` (N, 2) onto ``dst`` (N, 2), N >= 4, by cv2.findHomography
-        (least squares; RANSAC with ``ransac_threshold`` in destination units... of the source side,
-        as OpenCV measures it, when given).
+        """The homography taking ``src`` (N, 2) onto ``dst`` (N, 2), N >= 4, by cv2.findHomography:
+        least squares, or RANSAC when ``ransac_threshold`` (a reprojection distance in destination
+        units) is given.
 
         Raises :class:`CalibrationError` when the points are too few, non-finite, collinear, or the
         fit fails."""
