@@ -171,7 +171,7 @@ class TruthRecorder:
             "occluders": self._occluders,
             "events": [event_to_dict(e) for e in events],
             "event_frames": event_frames,
-            "expected": [dict(e) for e in expected],
+            "expected_decisions": [dict(e) for e in expected],
         }
 
     def write(self, path: str | Path, **kwargs: Any) -> Path:

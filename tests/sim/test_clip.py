@@ -95,7 +95,7 @@ def test_events_and_log_match_the_match(clip):
     assert header.game == "ficha" and header.profile == "ficha" and header.players == ("Ana", "Bia")
     assert header.source == "match.mp4"
     assert [event_to_dict(e) for e in events] == [event_to_dict(e) for e in run.events]
-    assert truth.raw["expected"] == run.expected
+    assert truth.raw["expected_decisions"] == run.expected
     assert truth.raw["seed"] == 4 and truth.raw["generator"]["fps"] == "25/1"
 
 
