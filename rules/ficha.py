@@ -545,6 +545,9 @@ class FichaRules:
             raise RulesError(f"ficha: shot {shot.index} at {shot.t_s:.2f}s comes after the end of the match (won by {s.match_winner})")
         d = self._shot(s, shot, answers, forced, respotted, removed_before)
         d = replace(d, prior=tuple(priors), source_shot=shot, answers=_mp(answers), forced=forced)
+        if priors and d.pending is None:
+            first = " / ".join(p.explanation for p in priors)
+            d = replace(d, explanation=f"before the shot: {first} || then {d.player}: {d.explanation}")
         if d.pending is None:
             q = self._unobserved_question(shot, answers, d)
             if q is not None:
@@ -734,10 +737,10 @@ class FichaRules:
         if cue in pos and present and forced.fouls is None:
             others = {k: v for k, v in pos.items() if k != cue}
             direct = any(
-                geometry.can_hit_directly(pos[cue], pos[b], [v for k, v in others.items() if k != b], r) for b in present
+                self._can_hit(pos[cue], pos[b], [v for k, v in others.items() if k != b], opt.frozen_gap_mm) for b in present
             )
             if not direct:
-                if geometry.can_reach_cushion(pos[cue], list(others.values()), self.profile):
+                if self._can_reach_cushion(pos[cue], list(others.values())):
                     cushion_required = True
                 else:
                     key = f"s{shot.index}:4.4.1"
@@ -1067,12 +1070,64 @@ class FichaRules:
             touching = [b for b, o in opp_xy.items() if math.dist(o, xy) - 2 * r < COVER_TOUCH_MM]
             if touching:
                 others = [v for k, v in pos.items() if k not in (s.cue, ball)]
-                if geometry.can_hit_directly(pos[s.cue], xy, others, r):
+                if self._can_hit(pos[s.cue], xy, others, s.options.frozen_gap_mm):
                     touching = []
             covers = tuple(sorted(set(blockers) | set(touching)))
             if covers:
                 return ball, p.id, covers
         return None
+
+    def _ahead_clear(self, start: np.ndarray, ends: np.ndarray, obstacles: np.ndarray) -> np.ndarray:
+        """For each straight roll of the cue ball from ``start`` to one of ``ends`` (k, 2): whether no
+        obstacle ball lies in its way. Only balls ahead of the start can block: a ball touching the
+        cue ball from behind (tracking puts frozen balls a hair too close) does not stop it rolling away."""
+        if len(obstacles) == 0:
+            return np.ones(len(ends), dtype=bool)
+        u = ends - start  # (k, 2)
+        rel = obstacles - start  # (m, 2)
+        denom = np.maximum(np.einsum("ij,ij->i", u, u), 1e-12)[:, None]  # (k, 1)
+        proj = (u @ rel.T) / denom  # (k, m)
+        t = np.clip(proj, 0.0, 1.0)
+        closest = start + t[..., None] * u[:, None, :]  # (k, m, 2)
+        dist = np.linalg.norm(closest - obstacles[None, :, :], axis=2)
+        blocked = (proj > 0.0) & (dist < 2 * self.radius_mm - 1e-6)
+        return ~blocked.any(axis=1)
+
+    def _can_hit(self, cue: tuple[float, float], target: tuple[float, float], others: Sequence[tuple[float, float]],
+                 frozen_gap_mm: float) -> bool:
+        """4.4.1: whether the cue ball can reach some part of ``target`` in a straight line. A target
+        touching the cue ball (frozen, 4.5) can always be played."""
+        r = self.radius_mm
+        if math.dist(cue, target) < 2 * r + frozen_gap_mm:
+            return True
+        start = np.asarray(cue, dtype=float)
+        pts = geometry.contact_points(target, r, 144)
+        # the cue ball must arrive from its own side: its path may not cross the target on the way
+        tgt = np.asarray(target, dtype=float)
+        u = pts - start
+        proj = ((tgt - start) @ u.T) / np.maximum(np.einsum("ij,ij->i", u, u), 1e-12)
+        t = np.clip(proj, 0.0, 1.0)
+        closest = start + t[:, None] * u
+        approach_ok = np.linalg.norm(closest - tgt, axis=1) >= 2 * r - 1e-6
+        obs = np.asarray(list(others), dtype=float).reshape(-1, 2)
+        return bool((approach_ok & self._ahead_clear(start, pts, obs)).any())
+
+    def _can_reach_cushion(self, cue: tuple[float, float], others: Sequence[tuple[float, float]], n: int = 360) -> bool:
+        """4.4.2: whether the cue ball can roll straight to some cushion without touching another ball."""
+        r = self.radius_mm
+        length, width = self.profile.length_mm, self.profile.width_mm
+        x, y = cue
+        ends = []
+        for ang in np.linspace(0.0, 2 * math.pi, n, endpoint=False):
+            dx, dy = math.cos(ang), math.sin(ang)
+            ts = [t for t in (
+                (length - r - x) / dx if dx > 1e-9 else math.inf, (r - x) / dx if dx < -1e-9 else math.inf,
+                (width - r - y) / dy if dy > 1e-9 else math.inf, (r - y) / dy if dy < -1e-9 else math.inf,
+            ) if t >= 0]
+            t = min(ts) if ts else 0.0
+            ends.append((x + dx * max(t, 1e-6), y + dy * max(t, 1e-6)))
+        obs = np.asarray(list(others), dtype=float).reshape(-1, 2)
+        return bool(self._ahead_clear(np.asarray(cue, dtype=float), np.asarray(ends), obs).any())
 
     # ---- calls ----------------------------------------------------------------------------------
 

@@ -222,6 +222,27 @@ def test_4_5_frozen_ball_reached_later_by_another_ball_is_legal():
     assert d.fouls == ()
 
 
+def test_4_4_1_a_ball_touching_the_cue_ball_from_behind_does_not_block():
+    m = Match().mid()
+    pos = rack_positions(y1=(710 + 2 * R - 3.0, 405.0), r1=(300.0, 405.0))  # y1 overlaps the cue ball on the far side
+    d = m.shot(("hit", "cue", "r1"), positions=pos)
+    assert d.pending is None and d.fouls == ()
+
+
+def test_4_3_opponent_ball_in_the_pocket_mouth_covers():
+    m = Match().mid(red_left=("r1",))
+    pos = rack_positions(r1=(55.0, 55.0), r2=None, r3=None, r4=None, y1=(17.0, 17.0), cue=(400.0, 300.0))
+    d = m.shot(("hit", "cue", "r1"), positions=pos)
+    assert d.pending is not None and "4.3" in d.pending.text
+
+
+def test_4_3_touching_but_reachable_is_not_covered():
+    m = Match().mid(red_left=("r1",))
+    pos = rack_positions(r1=(35.0, 35.0), r2=None, r3=None, r4=None, y1=(35.0 + 2 * R + 0.5, 35.0), cue=(35.0, 400.0))
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"), positions=pos)
+    assert d.pending is None and d.frame_over and d.winner == "A"
+
+
 # ---- 5.3 off the table and its re-spotting ----------------------------------------------------------
 
 
@@ -302,6 +323,28 @@ def test_option_removal_of_last_ball_wins_false():
     assert not d.frame_over and d.removed == () and d.removals_due == () and d.next_player == "B"
 
 
+def test_removal_choice_answers_the_pending_removal_question():
+    m = Match().mid()
+    m.shot(("hit", "cue", "y1"))
+    assert m.shot(("hit", "cue", "y1")).pending is not None
+    d = m.say(RemovalChoice, ball="y4")
+    assert d is not None and d.removed == ("y4",) and d.pending is None
+
+
+def test_override_removal():
+    m = Match(options={"removal_choice": "nearest_pocket"}).mid()
+    m.shot(("hit", "cue", "y1"))
+    d = m.say(Override, field="removal", value="y3")
+    assert d.removed == ("y3",) and m.state.balls.removed == {"y3"}
+
+
+def test_option_nearest_pocket_without_positions_still_removes_one():
+    m = Match(options={"removal_choice": "nearest_pocket"}).mid()
+    d = m.say(Warning, player="A")
+    d = m.say(Warning, player="A")
+    assert len(d.removed) == 1 and d.removed[0] in YELLOWS and d.removals_due == ()
+
+
 # ---- fouls between shots and operator fouls --------------------------------------------------------------
 
 
@@ -313,6 +356,24 @@ def test_5_6_ball_touched_while_aiming_passes_the_turn_before_the_shot():
     assert len(d.prior) == 1 and d.prior[0].player == "A" and d.prior[0].fouls == (Foul.BALL_TOUCHED,)
     assert d.player == "B" and d.removed == ("y4",) and d.next_player == "B"
     assert {"y1"} <= m.state.balls.potted and "y4" in m.state.balls.removed
+
+
+def test_5_6_operator_foul_on_the_player_away_from_the_table_keeps_the_turn():
+    m = Match().mid()
+    m.hand(OperatorFoul, player="B", rule="5.6")
+    m.hand(BallRemoved, ball="r4")
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.prior[0].player == "B" and d.prior[0].next_player == "A" and d.player == "A" and d.removed == ("r4",)
+    assert d.explanation.startswith("before the shot: ficha 5.6")
+
+
+def test_5_6_low_confidence_touch_while_aiming_is_asked():
+    m = Match().mid()
+    m.hand(BallTouched, ball="r3", confidence=0.2)
+    d = m.shot(("hit", "cue", "r1"))
+    assert d.pending is not None and "r3" in d.pending.text
+    d = m.answer("no")
+    assert d.prior == () and d.player == "A"
 
 
 def test_5_5_operator_foul_during_the_shot():
@@ -505,6 +566,23 @@ def test_doubles_rotation_and_team_win():
     m.state = mid_frame(m.state, red_left=("r1",), shooter="A2")
     d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
     assert d.winner == "A1+A2" and d.player == "A2"
+
+
+def test_6_3_doubles_concession_gives_the_frame_to_the_other_team():
+    m = Match(players=("A1", "B1", "A2", "B2"))
+    d = m.say(Concession, player="A2")
+    assert d.winner == "B1+B2" and d.match_winner == "B1+B2"
+
+
+def test_decisions_serialise_to_json():
+    import json
+
+    m = Match().mid()
+    m.hand(BallTouched, ball="r3")
+    m.hand(BallRemoved, ball="y4")
+    d = m.shot(("hit", "cue", "y1"), ("pot", "y1", "TL"))
+    out = json.loads(json.dumps(d.to_dict()))
+    assert out["prior"][0]["fouls"] == ["ball_touched"] and out["balls"]["removed"] == ["y4"] and "source_shot" not in out
 
 
 def test_doubles_break_rotates_within_the_team():
