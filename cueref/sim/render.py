@@ -38,7 +38,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from calibration.table import TableProfile
+from calibration.table import NAMED_COLOURS, TableProfile
 from cueref.sim.camera import CameraModel, table_to_world as table_world
 from cueref.sim.scene import BallPose, BallStatus, Occluder, PinPose, Scene
 
@@ -55,7 +55,7 @@ SLEEVE_BGR = (90, 60, 45)
 WOOD_BGR = (45, 85, 135)
 CUE_BGR = (130, 185, 225)
 CUE_BUTT_BGR = (30, 40, 70)
-PIN_BGR = {"white": (225, 228, 232), "red": (40, 30, 190), "black": (25, 25, 28)}
+PIN_BGR = {"white": (225, 228, 232), "red": (40, 30, 190), "black": (25, 25, 28)}  # other colours: NAMED_COLOURS
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +160,7 @@ class _Texture:
         else:
             wood_f = np.ones_like(X)
         bevel = np.where(p.rail_width_mm - d_out < 8.0, 0.7, 1.0) * np.where(d_out - self.cushion_w_mm < 3.0, 0.55, 1.0)
-        wood = _bgr((WOOD_BGR[2], WOOD_BGR[1], WOOD_BGR[0]))
+        wood = np.array(WOOD_BGR, np.float32)
         tex[rail] = wood[None, :] * (wood_f * bevel)[rail][:, None]
         floor = d_out > p.rail_width_mm
         floor_f = 1 + 0.1 * noise(40.0) if options.texture else np.ones_like(X)
@@ -497,7 +497,9 @@ class Renderer:
         P = self.origin + t_hit[..., None] * U
         n = P - C
         n /= np.maximum(np.linalg.norm(n, axis=-1, keepdims=True), 1e-9)
-        albedo = (self._ball_bgr.get(b.id, np.array([200, 200, 200], np.float32)) / 255.0) ** 2.2
+        if b.id not in self._ball_bgr:
+            raise KeyError(f"scene has ball {b.id!r}, which table profile {self.profile.name!r} does not have")
+        albedo = (self._ball_bgr[b.id] / 255.0) ** 2.2
         up = np.array([0.0, 0.0, -1.0])
         ambient = (0.16 + 0.10 * (n @ up))[..., None] * self.light_scale
         # light bounced off the cloth onto the ball's lower half
@@ -576,7 +578,9 @@ class Renderer:
         """A standing pin seen from above: its body from base to top and a shaded round head; a
         fallen pin: a capsule lying on the cloth from ``xy_mm`` towards ``lean_dir_rad``."""
         spec = self.profile.pin(pin.id)
-        colour = np.array(PIN_BGR.get(spec.colour, (200, 200, 200)), np.float32) * self.light_scale * self.light_tint
+        named = NAMED_COLOURS.get(spec.colour.lower(), (200, 200, 200))  # an unknown colour name: a grey pin
+        base = PIN_BGR.get(spec.colour.lower(), (named[2], named[1], named[0]))
+        colour = np.array(base, np.float32) * self.light_scale * self.light_tint
         r, H = spec.radius_mm, spec.height_mm
         x, y = pin.xy_mm
         cd, sd = math.cos(pin.lean_dir_rad), math.sin(pin.lean_dir_rad)
