@@ -525,6 +525,13 @@ class FichaRules:
         if isinstance(event, Override):
             return self._override(state, event)
         if isinstance(event, RemovalChoice):
+            if event.ball in self.ball_ids and state.balls.where(event.ball) == "removed":
+                return None  # already applied (the tracker saw the lift first)
+            last = state.last
+            if (not state.removals_due and last is not None and last.shot is not None
+                    and state.balls.removed != last.state_before.balls.removed):
+                # the referee picks another ball than the automatic one: it replaces the last call's removal
+                return self._override(state, Override(t_s=event.t_s, field="removal", value=event.ball, note="removal_choice"))
             self._check_removal_choice(state, event.ball)
             return None
         if isinstance(event, OperatorFoul):
@@ -650,8 +657,7 @@ class FichaRules:
                         s = self._apply(s, extra, count_shot=False)
                         racking = True
                 elif isinstance(e, RemovalChoice):
-                    if where != "removed":
-                        self._check_removal_choice(s, e.ball)
+                    log.debug("ficha: removal_choice of %s with no removal owed (already acted on by on_input)", e.ball)
                 elif where == "on_table":
                     s = replace(s, balls=s.balls.move(e.ball, "lifted"))  # lifted by hand: it comes back
                 else:
@@ -1199,7 +1205,8 @@ class FichaRules:
                     f"{body}; the penalty removes {s.sides[non]}'s last ball {', '.join(left)}", rules_used, balls, positions,
                     common=base, removed=tuple(removed),
                 )
-            penalty = f"no removal: {s.sides[non]}'s last ball stays (option removal_of_last_ball_wins=false)"
+            penalty = (f"no removal: {s.sides[non]}'s last ball stays (option removal_of_last_ball_wins=false)" if left
+                       else f"no removal: {s.sides[non]} has no ball of their own on the table")
         elif s.options.removal_choice is RemovalMode.NEAREST_POCKET:
             choice = self._nearest_pocket([b for b in left], positions)
             balls = balls.move(choice, "removed")

@@ -57,6 +57,9 @@ CASES = [
     pytest.param(_mid(red_left=("r1",), yellow_left=("y1",)),
                  [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR")], (), None, "B",
                  id="4.2.3.2 opponent last ball dropped last: the opponent wins even with the own last ball down"),
+    pytest.param(_mid(red_left=("r1",), yellow_left=("y1",)),
+                 [("hit", "cue", "y1"), ("hit", "y1", "r1"), ("pot", "y1", "BR"), ("pot", "r1", "TL")], (Foul.WRONG_BALL_FIRST,), None, "B",
+                 id="4.2.3.1 both last balls but an opponent ball first: the opponent wins"),
     pytest.param(_mid(yellow_left=("y1",)), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "y1", "BR")], (), None, "B",
                  id="4.2.3.2 opponent last ball potted: the opponent wins"),
     pytest.param(_mid(red_left=("r1",)), [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR")], (), None, "A",
@@ -746,7 +749,7 @@ def test_properties_random_matches(data):
     for _ in range(data.draw(st.integers(5, 60), label="steps")):
         if state.match_over:
             break
-        action = data.draw(st.sampled_from(["shot"] * 24 + ["warning", "concession", "place", "place", "remove", "remove", "touch"]), label="action")
+        action = data.draw(st.sampled_from(["shot"] * 24 + ["warning", "concession", "place", "place", "remove", "remove", "touch", "choice", "opfoul"]), label="action")
         t = round(t + 1.0, 6)
         if action == "shot":
             # the table at the strike: after the hand events and any removal still owed (answered now)
@@ -780,15 +783,20 @@ def test_properties_random_matches(data):
             e = BallPlaced(t_s=t, ball=sorted(state.balls.lifted)[0])
         elif action == "touch":
             e = BallTouched(t_s=t, ball=data.draw(st.sampled_from(sorted(state.balls.on_table))))
+        elif action == "choice" and state.removals_due:
+            e = RemovalChoice(t_s=t, ball=data.draw(st.sampled_from(state.left(state.removals_due[0]))))
+        elif action == "opfoul":
+            e = OperatorFoul(t_s=t, player=data.draw(st.sampled_from(players)), rule=data.draw(st.sampled_from(["2.4", "5.1", "5.5", "5.6", "5.7"])))
         elif action == "remove" and state.removals_due:
             e = BallRemoved(t_s=t, ball=data.draw(st.sampled_from(state.left(state.removals_due[0]))))
         else:
             continue
         log.append(e)
         before.append(e)
-        if isinstance(e, (Warning, Concession)):
+        if isinstance(e, (Warning, Concession, RemovalChoice, OperatorFoul)):
             d = engine.on_input(state, e)
-            take(d)
+            if d is not None:
+                take(d)
 
     # a frame ends exactly once: frame numbers end in order, each once
     assert frames_ended == list(range(1, len(frames_ended) + 1))
@@ -805,3 +813,15 @@ def test_properties_random_matches(data):
         for s in replay(engine, log, players, options) if s.decision.pending is None
     ]
     assert replayed == calls
+
+
+def test_option_nearest_pocket_referee_picks_another_ball():
+    m = Match(options={"removal_choice": "nearest_pocket"}).mid()
+    end = rack_positions(y2=(1380.0, 770.0))
+    m.shot(("hit", "cue", "y1"), end=end)
+    assert m.state.balls.removed == {"y2"}
+    assert m.say(RemovalChoice, ball="y2") is None  # the same ball: nothing to do
+    d = m.say(RemovalChoice, ball="y1")
+    assert d.replaces_last and d.removed == ("y1",) and m.state.balls.removed == {"y1"} and m.state.shooter == "B"
+    d = m.shot(("hit", "cue", "y2"), ("pot", "y2", "BR"))
+    assert d.player == "B" and d.fouls == () and d.removed == () and m.state.balls.removed == {"y1"}
