@@ -802,7 +802,7 @@ class FichaRules:
         if facts.off:
             fouls.add(Foul.OFF_TABLE)
             texts.append(f"off_table - {', '.join(facts.off)} left the table")
-        moved = self._frozen_moved(s, shot, facts)
+        moved = self._frozen_moved(s, shot)
         if moved:
             fouls.add(Foul.FROZEN_BALL_MOVED)
             texts.append(f"frozen_ball_moved - {', '.join(moved)} (frozen to the cue ball) moved")
@@ -835,6 +835,8 @@ class FichaRules:
             texts = [f"{', '.join(f.value for f in _ordered(fouls)) or 'no foul'} (override)"]
         ordered = _ordered(fouls)
         rules_used += [FOUL_RULES[f] for f in ordered]
+        if Foul.NO_CUSHION_FIRST in fouls:
+            rules_used.append("5.2")
         if Foul.SUICIDE in fouls:
             rules_used.insert(0, "4.2.2")
 
@@ -1030,8 +1032,11 @@ class FichaRules:
         return _Facts(first, first_t, cushion_first, tuple(pots), tuple(off), jumped, double_hit, tuple(touched),
                       tuple(contact_balls), tuple(e.t_s for e in contacts))
 
-    def _frozen_moved(self, s: State, shot: Shot, facts: _Facts) -> tuple[str, ...]:
-        """4.5: balls frozen to the cue ball at the strike that moved before another ball reached them."""
+    def _frozen_moved(self, s: State, shot: Shot) -> tuple[str, ...]:
+        """4.5: balls frozen to the cue ball at the strike that moved before another ball reached them:
+        the cue ball's contact with it right at the strike (the push), or its first event showing it
+        moving on its own (striking another ball, a cushion, a pot, leaving the table), or, with no
+        event at all, its place at rest more than ``frozen_moved_mm`` from where it stood."""
         pos = shot.start_positions
         cue = s.cue
         if cue not in pos:
@@ -1042,17 +1047,21 @@ class FichaRules:
         for b in frozen:
             first_event = next(
                 (e for e in shot.events[1:] if (isinstance(e, BallBall) and b in (e.a, e.b))
-                 or (isinstance(e, (Pot, OffTable, BallTouched)) and e.ball == b)),
+                 or (isinstance(e, (Pot, OffTable, BallTouched, BallCushion)) and e.ball == b)),
                 None,
             )
             if isinstance(first_event, BallBall):
-                if cue in (first_event.a, first_event.b) and first_event.t_s - shot.t_s <= FROZEN_CONTACT_S + 1e-6:
-                    out.append(b)
-                continue
-            if isinstance(first_event, (Pot, OffTable)):
-                out.append(b)  # it went down or off with nothing reaching it
-                continue
-            if first_event is None and b in end and math.dist(end[b], pos[b]) > s.options.frozen_moved_mm:
+                if cue in (first_event.a, first_event.b):
+                    moved = first_event.t_s - shot.t_s <= FROZEN_CONTACT_S + 1e-6
+                else:
+                    moved = first_event.a == b  # ``a`` is the striking ball: it was already moving
+            elif isinstance(first_event, (Pot, OffTable, BallCushion)):
+                moved = True
+            elif first_event is None:
+                moved = b in end and math.dist(end[b], pos[b]) > s.options.frozen_moved_mm
+            else:
+                moved = False  # touched by hand: 5.6, called on its own
+            if moved:
                 out.append(b)
         return tuple(out)
 

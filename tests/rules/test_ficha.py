@@ -825,3 +825,14 @@ def test_option_nearest_pocket_referee_picks_another_ball():
     assert d.replaces_last and d.removed == ("y1",) and m.state.balls.removed == {"y1"} and m.state.shooter == "B"
     d = m.shot(("hit", "cue", "y2"), ("pot", "y2", "BR"))
     assert d.player == "B" and d.fouls == () and d.removed == () and m.state.balls.removed == {"y1"}
+
+
+@pytest.mark.parametrize("steps, moved", [
+    pytest.param([("hit", "r1", "y1")], True, id="4.5 the frozen ball strikes another ball first: it was pushed"),
+    pytest.param([("cushion", "r1", "R")], True, id="4.5 the frozen ball reaches a cushion with nothing touching it"),
+    pytest.param([("hit", "cue", "r2"), ("hit", "y1", "r1")], False, id="4.5 the frozen ball struck by another ball first"),
+])
+def test_4_5_frozen_ball_first_event(steps, moved):
+    m = Match().mid()
+    d = m.shot(*steps, positions=FROZEN)
+    assert (Foul.FROZEN_BALL_MOVED in d.fouls) == moved
