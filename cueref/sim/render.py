@@ -71,6 +71,7 @@ class RenderOptions:
     low_light: bool = False       # a dim, warm lamp: darker picture, more noise
     texture_px_per_mm: float | None = None  # texture resolution; None: 1.5 times the picture's
     markings: bool = True         # baulk line, D, spots, rail sights
+    lens_blur_px: float = 0.5     # Gaussian softness of a real lens and sensor (sigma, px); 0: razor sharp
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,8 +384,11 @@ class Renderer:
         if len(scenes) == 1:
             canvas = self.background.copy()
             self._draw_scene(canvas, scenes[0])
-            return canvas
-        return self._blurred(scenes)
+        else:
+            canvas = self._blurred(scenes)
+        if self.options.lens_blur_px > 0:
+            canvas = cv2.GaussianBlur(canvas, (0, 0), self.options.lens_blur_px)
+        return canvas
 
     def _blurred(self, scenes: Sequence[Scene]) -> np.ndarray:
         """Average of the scenes. Balls and pins that do not move during the exposure are drawn once
