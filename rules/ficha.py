@@ -651,11 +651,12 @@ class FichaRules:
                 owner = s.owner(e.ball)
                 if owner is not None and owner in s.removals_due and where == "on_table":
                     s, extra = self._remove(s, owner, e.ball, e.t_s)
-                    removed.append(e.ball)
-                    if extra is not None:
+                    if extra is None:
+                        removed.append(e.ball)
+                    else:  # it took the side's last ball: the frame is theirs, the next one is racked
                         priors.append(extra)
                         s = self._apply(s, extra, count_shot=False)
-                        racking = True
+                        racking, removed = True, []
                 elif isinstance(e, RemovalChoice):
                     log.debug("ficha: removal_choice of %s with no removal owed (already acted on by on_input)", e.ball)
                 elif where == "on_table":
@@ -705,14 +706,14 @@ class FichaRules:
             if ball not in left:
                 raise RulesError(f"ficha: the removed ball must be one of {s.sides[side]}'s balls on the table ({', '.join(left)}), not {ball!r}")
             s, extra = self._remove(s, side, ball, shot.t_s)
-            removed.append(ball)
-            if extra is not None:
+            if extra is None:
+                removed.append(ball)
+            else:  # it took the side's last ball: the frame is theirs, the next one is racked
                 priors.append(extra)
                 s = self._apply(s, extra, count_shot=False)
                 if s.match_over:
-                    return priors, s, respotted, tuple(removed)
-                s = replace(s, balls=Balls(on_table=self.ball_ids))
-                respotted = ()
+                    return priors, s, (), ()
+                respotted, removed = (), []
             k += 1
         return priors, s, respotted, tuple(removed)
 
@@ -1256,7 +1257,8 @@ class FichaRules:
             for b in left:
                 balls = balls.move(b, "removed")
             d = self._frame_call(s, t_s, None, None, side, "removal_of_last_ball",
-                                 f"the penalty removal took {s.sides[side]}'s last ball", ("5.2",), balls, s.positions)
+                                 f"the penalty removal took {s.sides[side]}'s last ball", ("5.2",), balls, s.positions,
+                                 removed=(ball, *left))
             return s, d
         return s, None
 

@@ -836,3 +836,15 @@ def test_4_5_frozen_ball_first_event(steps, moved):
     m = Match().mid()
     d = m.shot(*steps, positions=FROZEN)
     assert (Foul.FROZEN_BALL_MOVED in d.fouls) == moved
+
+
+def test_removal_seen_of_the_last_ball_owed_twice_wins_that_frame_before_the_break():
+    from dataclasses import replace as _replace
+
+    m = Match(options={"frames": 3}).mid(yellow_left=("y1", "y2"))
+    m.state = _replace(m.state, removals_due=(1, 1), shooter="B")  # two removals owed to B, two yellows left
+    m.hand(BallRemoved, ball="y1")
+    d = m.shot(("hit", "cue", "y3"), ("pot", "y3", "TL"))
+    assert d.prior[0].frame_over and d.prior[0].winner == "B" and d.prior[0].removed == ("y1", "y2")
+    assert d.frame == 2 and d.player == "B" and d.removed == () and d.fouls == () and d.next_player == "B"
+    assert m.state.score == (0, 1) and m.state.balls.potted == {"y3"}
