@@ -31,11 +31,9 @@ import numpy as np
 
 from calibration.table import TableProfile
 
-__all__ = ["CameraModel", "mount_camera", "table_to_world", "RESOLUTIONS"]
+__all__ = ["CameraModel", "mount_camera", "table_to_world"]
 
 log = logging.getLogger(__name__)
-
-RESOLUTIONS = {"720p": (1280, 720), "1080p": (1920, 1080)}
 
 
 def table_to_world(xyh_mm: np.ndarray) -> np.ndarray:
