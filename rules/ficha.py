@@ -193,6 +193,8 @@ FOUL_RULES: Mapping[Foul, str] = MappingProxyType({
 })
 
 LOSS_OF_FRAME: frozenset[Foul] = frozenset({Foul.SUICIDE, Foul.COVERED_BALL_STRUCK})
+# frame ends that are the loss of the frame for the player the call is about
+LOST_BY_PLAYER = frozenset({"suicide", "covered", "snookered", "misconduct", "last_ball_on_foul", "last_balls", "opponent_last_ball"})
 
 # operator_foul ``rule`` -> foul (5.8 goes through ``warning``, 6.3 through ``concession``)
 OPERATOR_RULES: Mapping[str, Foul] = MappingProxyType({
@@ -894,7 +896,7 @@ class FichaRules:
                     return self._frame_call(s, shot.t_s, shot.index, s.shooter, side, "last_balls",
                                             body + f"; both last balls dropped, {s.sides[side]}'s last",
                                             tuple(rules_used) + ("4.2.3.1",), balls, positions, common=common, removed=removed_before)
-                why = "; both last balls dropped, " + (f"{s.sides[opp]}'s last" if not fouls else f"on a foul")
+                why = "; both last balls dropped, " + (f"{s.sides[opp]}'s last" if not fouls else "on a foul")
                 return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "last_balls", body + why,
                                         tuple(rules_used) + ("4.2.3.2",), balls, positions, common=common, removed=removed_before)
             if opp_emptied:
@@ -1166,8 +1168,13 @@ class FichaRules:
         base.setdefault("player", player)
         base.setdefault("fouls", fouls)
         base.setdefault("positions", _mp(positions))
-        ordered = base["fouls"]
-        penalty = "loss of the frame" if (set(ordered) & LOSS_OF_FRAME or how in ("misconduct", "snookered", "covered")) else None
+        player_side = s.side_of(base["player"]) if base["player"] else None
+        if how == "removal_of_last_ball":
+            penalty = f"removal of {', '.join(b for b in removed if b in s.group_balls[winner_side])}, {winner}'s last ball"
+        elif player_side == 1 - winner_side and how in LOST_BY_PLAYER:
+            penalty = "loss of the frame"
+        else:
+            penalty = None
         return FichaDecision(
             **base, penalty=penalty, next_player=None, frame_over=True, winner=winner, match_over=match_over,
             match_winner=winner if match_over else None, frame_end=how, balls=balls, removed=removed,

@@ -15,6 +15,7 @@ from calibration.table import resolve_profile
 from rules.base import Shot
 from rules.ficha import Balls, FichaDecision, FichaRules, State
 from tracking.events import (
+    Answer,
     AtRest,
     BallBall,
     BallCushion,
@@ -130,8 +131,6 @@ class Match:
         return self._take(d)
 
     def answer(self, value: str) -> FichaDecision:
-        from tracking.events import Answer
-
         assert self.state.pending is not None, "no question pending"
         d = self.say(Answer, question=self.state.pending.id, answer=value)
         assert d is not None

@@ -3,24 +3,35 @@ hand-written log, and property tests over random legal shot sequences."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from rules import get_engine
 from rules.base import RulesError, Shot, replay
 from rules.ficha import PRECEDENCE, FichaRules, Foul, Options, RemovalMode
-from tests.rules._ficha_helpers import ENGINE, PROFILE, R, REDS, YELLOWS, Match, mid_frame, rack_positions, shot_events
+from tests.rules._ficha_helpers import ENGINE, PROFILE, R, YELLOWS, Match, mid_frame, rack_positions, shot_events
 from tracking.events import (
     Answer,
+    AtRest,
+    BallBall,
     BallPlaced,
     BallRemoved,
     BallTouched,
     Concession,
+    CueContact,
+    Event,
+    Jump,
+    OffTable,
     OperatorFoul,
     Override,
     Pot,
     RemovalChoice,
+    ShotStart,
     Warning,
     read_events,
 )
@@ -95,6 +106,7 @@ def test_rule(setup, steps, fouls, next_player, winner):
         assert m.state.shooter == next_player
     else:
         assert d.frame_over and d.winner == winner and d.match_over and d.match_winner == winner
+        assert d.penalty == ("loss of the frame" if winner == "B" else None)
     if fouls and not d.frame_over:
         assert d.removals_due == ("B",) and "removal" in d.penalty
 
@@ -318,6 +330,7 @@ def test_option_removal_of_last_ball_wins():
     m = Match().mid(yellow_left=("y1",))
     d = m.shot(("hit", "cue", "y1"))
     assert d.frame_over and d.winner == "B" and d.frame_end == "removal_of_last_ball" and d.removed == ("y1",)
+    assert d.penalty == "removal of y1, B's last ball"
 
 
 def test_option_removal_of_last_ball_wins_false():
@@ -578,8 +591,6 @@ def test_6_3_doubles_concession_gives_the_frame_to_the_other_team():
 
 
 def test_decisions_serialise_to_json():
-    import json
-
     m = Match().mid()
     m.hand(BallTouched, ball="r3")
     m.hand(BallRemoved, ball="y4")
@@ -640,12 +651,6 @@ def test_engine_is_registered():
 
 # ---- property tests over random legal shot sequences ----------------------------------------------------
 
-from hypothesis import HealthCheck, event, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from tracking.events import AtRest, BallBall, Event, ShotStart  # noqa: E402
-from tracking.events import Pot as PotEvent  # noqa: E402
-
 ALL_BALLS = frozenset(PROFILE.ball_ids)
 GROUP_EMPTIED_ENDS = {"cleared", "last_balls", "opponent_last_ball", "removal_of_last_ball"}
 
@@ -686,20 +691,17 @@ def _draw_shot(data, state, t0: float) -> list[Event]:
     pots = data.draw(st.lists(st.sampled_from(objects), unique=True, max_size=2), label="pots") if objects else []
     for b in pots:
         t += 0.1
-        events.append(PotEvent(t_s=t, ball=b, pocket=data.draw(st.sampled_from(["TL", "TM", "TR", "BL", "BM", "BR"]))))
+        events.append(Pot(t_s=t, ball=b, pocket=data.draw(st.sampled_from(["TL", "TM", "TR", "BL", "BM", "BR"]))))
     rest = [b for b in on if b not in pots]
     extra = data.draw(st.sampled_from(["none"] * 16 + ["suicide", "off", "off", "jump", "double", "touch"]), label="extra")
     t += 0.1
     if extra == "suicide":
-        events.append(PotEvent(t_s=t, ball="cue", pocket="BM"))
+        events.append(Pot(t_s=t, ball="cue", pocket="BM"))
     elif extra == "off" and rest:
-        from tracking.events import OffTable
         events.append(OffTable(t_s=t, ball=data.draw(st.sampled_from(rest))))
     elif extra == "jump":
-        from tracking.events import Jump
         events.append(Jump(t_s=t, ball="cue"))
     elif extra == "double":
-        from tracking.events import CueContact
         events.append(CueContact(t_s=t, ball="cue"))
     elif extra == "touch":
         events.append(BallTouched(t_s=t, ball=data.draw(st.sampled_from(on))))
@@ -839,10 +841,8 @@ def test_4_5_frozen_ball_first_event(steps, moved):
 
 
 def test_removal_seen_of_the_last_ball_owed_twice_wins_that_frame_before_the_break():
-    from dataclasses import replace as _replace
-
     m = Match(options={"frames": 3}).mid(yellow_left=("y1", "y2"))
-    m.state = _replace(m.state, removals_due=(1, 1), shooter="B")  # two removals owed to B, two yellows left
+    m.state = replace(m.state, removals_due=(1, 1), shooter="B")  # two removals owed to B, two yellows left
     m.hand(BallRemoved, ball="y1")
     d = m.shot(("hit", "cue", "y3"), ("pot", "y3", "TL"))
     assert d.prior[0].frame_over and d.prior[0].winner == "B" and d.prior[0].removed == ("y1", "y2")
