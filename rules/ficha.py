@@ -863,6 +863,8 @@ class FichaRules:
             t_s=shot.t_s, shot=shot.index, player=s.shooter, fouls=ordered, first_contact=facts.first, potted=potted,
             left_table=facts.off, respotted=respotted, positions=_mp(positions),
         )
+        if not fouls:
+            texts.insert(0, f"legal shot, first contact {facts.first}")
         pre = []
         if removed_before:
             pre.append(f"{', '.join(removed_before)} removed (the penalty)")
@@ -944,12 +946,11 @@ class FichaRules:
         if not rules_used:
             rules_used.append("4.2")
         rs = _rules(*rules_used)
-        lead = f"legal shot, first contact {facts.first}"
         return FichaDecision(
             **common, next_player=nxt, turn_end=turn_end, balls=balls, removed=removed_before, clearing=clearing,
             frame=s.frame, score=_mp(dict(zip(s.sides, s.score))), warnings=s.warnings,
             removals_due=tuple(s.sides[x] for x in s.removals_due), rules=rs,
-            explanation=f"ficha {', '.join(rs)}: {'; '.join(x for x in (lead, body, tail) if x)}",
+            explanation=f"ficha {', '.join(rs)}: {'; '.join(x for x in (body, tail) if x)}",
         )
 
     # ---- facts --------------------------------------------------------------------------------
@@ -1158,7 +1159,7 @@ class FichaRules:
         need = s.options.frames // 2 + 1
         match_over = score[winner_side] >= need
         winner = s.sides[winner_side]
-        rs = _rules(*rules_used, FRAME_ENDS[how] if how != "override" else "")
+        rs = _rules(*rules_used, FRAME_ENDS[how] if how not in ("override", "last_balls") else "")
         tail = f"frame {s.frame} to {winner} ({score[0]}-{score[1]})"
         if match_over:
             tail += f"; {winner} wins the match"

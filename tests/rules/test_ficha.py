@@ -848,3 +848,9 @@ def test_removal_seen_of_the_last_ball_owed_twice_wins_that_frame_before_the_bre
     assert d.prior[0].frame_over and d.prior[0].winner == "B" and d.prior[0].removed == ("y1", "y2")
     assert d.frame == 2 and d.player == "B" and d.removed == () and d.fouls == () and d.next_player == "B"
     assert m.state.score == (0, 1) and m.state.balls.potted == {"y3"}
+
+
+def test_4_2_3_2_call_quotes_its_own_rule():
+    m = Match().mid(red_left=("r1",), yellow_left=("y1",))
+    d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
+    assert "4.2.3.2" in d.rules and "4.2.3.1" not in d.rules and d.explanation.startswith("ficha 4.2, 4.2.3.2:")
