@@ -399,7 +399,7 @@ def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
             if key != last_key:  # while nothing moves, the composed picture is reused
                 canvas, last_key = current.compose(scenes), key
             writer.write(current.finish(canvas, float(t)))
-            recorder.add(centre)
+            recorder.add(centre, current.hidden_fraction(centre))
     expected = [e.to_dict() if hasattr(e, "to_dict") else dict(e) for e in run.expected]
     generator = {
         "fps": f"{rate.numerator}/{rate.denominator}",

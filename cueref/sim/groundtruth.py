@@ -89,7 +89,7 @@ class TruthRecorder:
         self.pin_ids = tuple(pin_ids)
         self.cameras: list[tuple[int, float, CameraModel]] = [(0, 0.0, camera)]
         self.t_s: list[float] = []
-        self._balls = {b: {"x": [], "y": [], "h": [], "u": [], "v": [], "s": []} for b in self.ball_ids}
+        self._balls = {b: {"x": [], "y": [], "h": [], "u": [], "v": [], "s": [], "hid": []} for b in self.ball_ids}
         self._pins = {p: {"x": [], "y": [], "up": [], "tilt": []} for p in self.pin_ids}
         self._occluders: list[dict[str, Any]] = []
 
@@ -97,8 +97,9 @@ class TruthRecorder:
         """From the next recorded frame on, the picture comes from ``camera`` (a bump at ``t_s``)."""
         self.cameras.append((len(self.t_s), float(t_s), camera))
 
-    def add(self, scene: Scene) -> None:
-        """Record one frame: the scene drawn at the frame's time (its centre sample when blurred)."""
+    def add(self, scene: Scene, hidden: Mapping[str, float] | None = None) -> None:
+        """Record one frame: the scene drawn at the frame's time (its centre sample when blurred) and,
+        per ball, the fraction of it that occluders hide (:meth:`Renderer.hidden_fraction`)."""
         k = len(self.t_s)
         self.t_s.append(scene.t_s)
         camera = self.cameras[-1][2]
@@ -113,6 +114,7 @@ class TruthRecorder:
                 for key in ("x", "y", "h", "u", "v"):
                     rec[key].append(None)
                 rec["s"].append("-")
+                rec["hid"].append(0.0)
                 continue
             rec["x"].append(_r(b.xy_mm[0], 3))
             rec["y"].append(_r(b.xy_mm[1], 3))
@@ -121,6 +123,7 @@ class TruthRecorder:
             rec["u"].append(None if p is None else _r(p[0], 3))
             rec["v"].append(None if p is None else _r(p[1], 3))
             rec["s"].append(STATUS_CODES[BallStatus(b.status)])
+            rec["hid"].append(_r((hidden or {}).get(bid, 0.0), 2))
         pins = {p.id: p for p in scene.pins}
         for pid, rec in self._pins.items():
             q = pins.get(pid)
@@ -150,6 +153,7 @@ class TruthRecorder:
                 "status": _runs(rec["s"]),
                 "x_mm": rec["x"], "y_mm": rec["y"], "h_mm": rec["h"],
                 "u_px": rec["u"], "v_px": rec["v"],
+                "hidden": _runs(rec["hid"]),
             })
         pins = [{"id": pid, "standing": _runs(rec["up"]), "x_mm": rec["x"], "y_mm": rec["y"], "tilt_rad": rec["tilt"]}
                 for pid, rec in self._pins.items()]
@@ -189,7 +193,8 @@ class ClipTruth:
     """A truth file loaded back: per-frame arrays (NaN where a ball is absent or not drawn).
 
     ``xy_mm[ball]`` is (n, 2), ``h_mm[ball]`` (n,), ``px[ball]`` (n, 2) the projected centre,
-    ``status[ball]`` a list of :class:`BallStatus` (None before the ball exists)."""
+    ``status[ball]`` a list of :class:`BallStatus` (None before the ball exists), ``hidden[ball]``
+    (n,) the fraction of the ball that occluders hide."""
 
     raw: Mapping[str, Any]
     t_s: np.ndarray
@@ -197,6 +202,7 @@ class ClipTruth:
     h_mm: Mapping[str, np.ndarray]
     px: Mapping[str, np.ndarray]
     status: Mapping[str, list[BallStatus | None]]
+    hidden: Mapping[str, np.ndarray]
     pins_standing: Mapping[str, list[bool | None]] = field(default_factory=dict)
 
     @property
@@ -222,11 +228,12 @@ def read_truth(path: str | Path) -> ClipTruth:
     def arr(values: Sequence[Any]) -> np.ndarray:
         return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
-    xy, h, px, status = {}, {}, {}, {}
+    xy, h, px, status, hidden = {}, {}, {}, {}, {}
     for b in raw["balls"]:
         xy[b["id"]] = np.column_stack([arr(b["x_mm"]), arr(b["y_mm"])])
         h[b["id"]] = arr(b["h_mm"])
         px[b["id"]] = np.column_stack([arr(b["u_px"]), arr(b["v_px"])])
         status[b["id"]] = [codes.get(c) for c in _unruns(b["status"], n)]
+        hidden[b["id"]] = np.asarray(_unruns(b["hidden"], n), dtype=np.float64)
     pins = {p["id"]: [None if c == "-" else c == "S" for c in _unruns(p["standing"], n)] for p in raw["pins"]}
-    return ClipTruth(raw, np.asarray(raw["frames"]["t_s"], dtype=np.float64), xy, h, px, status, pins)
+    return ClipTruth(raw, np.asarray(raw["frames"]["t_s"], dtype=np.float64), xy, h, px, status, hidden, pins)

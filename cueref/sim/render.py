@@ -463,6 +463,33 @@ class Renderer:
                 rects.append(rect)
         return rects
 
+    def hidden_fraction(self, scene: Scene) -> dict[str, float]:
+        """For every drawn ball of ``scene``: the fraction of its picture disc that the scene's
+        occluders (cue, arms, hands) cover, 0 to 1. Balls hidden by nothing are 0."""
+        balls = [b for b in scene.balls if b.status in DRAWN]
+        out = {b.id: 0.0 for b in balls}
+        if not scene.occluders or not balls:
+            return out
+        w, h = self.camera.size
+        mask = np.zeros((h, w, 3), np.uint8)
+        for occ in scene.occluders:
+            self._occluder(mask, occ, shadows=False)
+        covered = mask.max(axis=2) > 0
+        r = self.profile.ball_radius_mm
+        for b in balls:
+            c_tab = np.array([[b.xy_mm[0], b.xy_mm[1], r + b.h_mm]])
+            c = self.camera.project(c_tab)[0]
+            rp = r * self._px_per_mm(c_tab)
+            win = self._window(c, rp)
+            if win is None:
+                continue
+            x0, y0, x1, y1 = win
+            ys, xs = np.mgrid[y0:y1, x0:x1]
+            disc = (xs - c[0]) ** 2 + (ys - c[1]) ** 2 <= rp * rp
+            if disc.any():
+                out[b.id] = float(covered[y0:y1, x0:x1][disc].mean())
+        return out
+
     # ---- balls ----------------------------------------------------------------------------------
     def _window(self, centre_px: np.ndarray, radius_px: float) -> tuple[int, int, int, int] | None:
         w, h = self.camera.size
@@ -730,7 +757,9 @@ class Renderer:
         lo, hi = px.min(0) - wpx, px.max(0) + wpx
         return self._window((lo + hi) / 2, float(np.max(hi - lo)) / 2)
 
-    def _occluder(self, canvas: np.ndarray, occ: Occluder) -> tuple[int, int, int, int] | None:
+    def _occluder(self, canvas: np.ndarray, occ: Occluder, shadows: bool | None = None) -> tuple[int, int, int, int] | None:
+        """Draw one occluder (and, with ``shadows``, default the options', its shadow)."""
+        shadows = self.options.shadows if shadows is None else shadows
         ls, tint = self.light_scale, self.light_tint
         skin = np.array(SKIN_BGR, np.float32) * ls * tint
         if occ.kind == "cue":
@@ -751,7 +780,7 @@ class Renderer:
                 quad = np.array([a + side * w0 / 2, b + side * w1 / 2, b - side * w1 / 2, a - side * w0 / 2])
                 return self._fill(canvas, quad, np.asarray(colour, np.float32) * ls * tint)
 
-            if self.options.shadows:
+            if shadows:
                 self._soft_shadow(canvas, [np.stack([tip, butt])], [20.0], 0.35)
             rects = [section(0.0, 0.6, CUE_BGR), section(0.6, 1.0, CUE_BUTT_BGR),
                      section(25 / length, 0.6, np.array(CUE_BGR) * 1.08)]
@@ -764,7 +793,7 @@ class Renderer:
             if len(pts) < 2:
                 return None
             width = occ.width_mm or 90.0
-            if self.options.shadows:
+            if shadows:
                 self._soft_shadow(canvas, [pts], [width], 0.4)
             sleeve_from = max(1, len(pts) // 2)
             rects = [self._thick(canvas, pts[sleeve_from - 1:], width * 1.15, np.array(SLEEVE_BGR, np.float32) * ls * tint),
@@ -784,7 +813,7 @@ class Renderer:
             d /= max(np.linalg.norm(d), 1e-9)
             perp = np.array([-d[1], d[0]])
             parts = []
-            if self.options.shadows:
+            if shadows:
                 self._soft_shadow(canvas, [np.stack([wrist, c])], [80.0], 0.4)
             parts.append(self._thick(canvas, np.stack([wrist, c - np.append(d * 20, 0)]), 75.0, np.array(SLEEVE_BGR, np.float32) * ls * tint))
             parts.append(self._thick(canvas, np.stack([c - np.append(d * 40, 0), c + np.append(d * 10, 0)]), 85.0, skin))

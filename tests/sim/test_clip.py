@@ -132,6 +132,8 @@ def test_a_lifted_ball_is_in_hand_under_a_hand_then_gone(clip):
     hands = {o["frame"] for o in truth.raw["occluders"] if o["kind"] == "hand"}
     in_hand = {k for k, v in enumerate(s) if v == "in_hand"}
     assert in_hand and in_hand <= hands
+    assert np.mean([truth.hidden["r1"][k] for k in in_hand]) > 0.3  # the hand hides much of it
+    assert truth.hidden["r1"][first_hand - 10] == 0.0
     # an empty hand comes in before the lift
     assert {first_hand - 3, first_hand - 1} <= hands
     # carried away: it rises and then moves off the table towards the nearer side

@@ -170,6 +170,12 @@ def test_occluders_hide_the_ball_under_them(ficha, tilted_plain):
     img = R.render(Scene(0.0, (ball,), occluders=(cue,)))
     assert np.array_equal(img[c[1], c[0]], base[c[1], c[0]])
     assert (diff_image(img, base) > 30).sum() > 500
+    # how much of each ball the occluders hide
+    assert R.hidden_fraction(Scene(0.0, (ball,))) == {"r1": 0.0}
+    assert R.hidden_fraction(Scene(0.0, (ball,), occluders=(cue,)))["r1"] == 0.0
+    assert R.hidden_fraction(Scene(0.0, (ball,), occluders=(hand,)))["r1"] > 0.5
+    half = R.hidden_fraction(Scene(0.0, (ball,), occluders=(over,)))["r1"]
+    assert 0.2 < half < 0.8  # the cue lies across the ball's middle
 
 
 def test_standing_and_fallen_pins():
