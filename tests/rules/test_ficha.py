@@ -854,3 +854,28 @@ def test_4_2_3_2_call_quotes_its_own_rule():
     m = Match().mid(red_left=("r1",), yellow_left=("y1",))
     d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
     assert "4.2.3.2" in d.rules and "4.2.3.1" not in d.rules and d.explanation.startswith("ficha 4.2, 4.2.3.2:")
+
+
+def test_replay_doubles_log_with_operator_inputs_and_questions():
+    header, events = read_events(DATA / "ficha_doubles_inputs.jsonl")
+    steps = list(replay(get_engine("ficha", header.profile), events, header.players, header.options))
+    got = [(d.shot, d.player, tuple(d.fouls), d.next_player, d.winner, d.pending.id if d.pending else None)
+           for d in (s.decision for s in steps)]
+    assert got == [
+        (0, "A1", (), None, None, "s0:first_contact"),
+        (0, "A1", (), "B1", None, None),  # answered r1: 2.4 legal break
+        (1, "B1", (), "B1", None, None),  # 4.2.1
+        (None, "B1", ("misconduct",), "B1", None, None),  # 5.8 first warning
+        (2, "B1", ("wrong_ball_first",), "A2", None, None),  # 5.2
+        (3, "A2", (), "A2", None, None),  # r4 removed, r3 potted
+        (None, "B2", (), None, "A1+A2", None),  # 6.3
+        (4, "A2", ("wrong_ball_first",), "B2", None, None),  # frame 2: next_break=winner, A2 breaks
+        (5, "B2", (), None, None, "s5:removal"),
+        (5, "B2", (), None, None, "s5:unobserved"),
+        (5, "B2", (), "A1", None, None),
+        (None, "A1", (), None, "B1+B2", None),
+        (6, "B1", ("suicide",), None, "A1+A2", None),  # frame 3: B1 breaks for team B
+    ]
+    final = steps[-1].state
+    assert final.match_over and final.score == (2, 1) and [f.how for f in final.history] == ["concession", "concession", "suicide"]
+    assert final.warnings == {"B1": 1} and final.record["options"]["next_break"] == "winner"
