@@ -397,6 +397,17 @@ class Renderer:
         first = scenes[0]
         still_balls = [b for b in first.balls if all(b in sc.balls for sc in scenes[1:])]
         still_pins = [p for p in first.pins if all(p in sc.pins for sc in scenes[1:])]
+        # a still ball or pin near a moving ball is redrawn with it, so that the moving ball's shadow
+        # darkens only the cloth
+        sb0 = set(still_balls)
+        movers = [b.xy_mm for sc in scenes for b in sc.balls if b not in sb0 and b.status in DRAWN]
+        reach = 8.0 * self.profile.ball_radius_mm
+
+        def alone(xy: tuple[float, float]) -> bool:
+            return all(math.dist(xy, m) > reach for m in movers)
+
+        still_balls = [b for b in still_balls if alone(b.xy_mm)]
+        still_pins = [p for p in still_pins if alone(p.xy_mm)]
         base = self.background.copy()
         if still_balls or still_pins:
             self._draw_scene(base, Scene(first.t_s, tuple(still_balls), tuple(still_pins)))

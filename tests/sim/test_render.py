@@ -279,3 +279,17 @@ def test_close_colours_stay_apart_in_hue(low_light):
         patch = hsv[c[1] - 3:c[1] + 4, c[0] - 3:c[0] + 4]
         hues.append(np.median(patch[..., 0]))
     assert hues[1] - hues[0] > 5  # OpenCV hue (0-180): orange about 12, yellow about 22
+
+
+def test_a_blurred_frame_is_the_average_of_its_sharp_samples(ficha):
+    """The blur shortcut (still things drawn once) gives what averaging full renders gives, also
+    where a moving ball's shadow passes a still ball (a collision)."""
+    cam = mount_camera(ficha, resolution=(640, 360), tilt_deg=5, tilt_dir_deg=60)
+    R = Renderer(ficha, cam, seed=2, options=RenderOptions(noise_sigma=0.0, flicker=0.0, lens_blur_px=0.0))
+    still = (BallPose("y1", (760.0, 400.0)), BallPose("r2", (200.0, 600.0)))
+    cue = Occluder("cue", tip_xy_mm=(600.0, 380.0), butt_xy_mm=(-700.0, 300.0), h_mm=26.0)
+    scenes = [Scene(k * 0.004, (BallPose("cue", (640.0 + 16.5 * k, 400.0)),) + still, occluders=(cue,)) for k in range(5)]
+    blurred = R.compose(scenes).astype(float)
+    mean = np.mean([R.compose([sc]).astype(float) for sc in scenes], axis=0)
+    assert np.abs(blurred - mean).max() <= 1.0
+    assert np.abs(blurred - R.compose([scenes[2]]).astype(float)).max() > 50  # it is blurred
