@@ -12,12 +12,14 @@ physics does not model but a camera sees, renders every frame and writes three f
 
 What is added (the choreography, drawn from ``seed``):
 
-* the **cue** comes in along the shot line about 0.85 s before each ShotStart, draws back, strikes
-  the ball at the ShotStart's time, follows through without passing the ball, and withdraws;
+* the **cue** comes in from beyond the rail along the shot line 0.85 s before each ShotStart, draws
+  back, strikes the ball at the ShotStart's time, follows through without passing the ball, and
+  withdraws beyond the rail by 0.9 s after;
 * sometimes (``arm_probability``) the bridge **arm** lies over the table during the stroke;
 * a **hand** holds every ball that the physics has in hand (placing or lifting), carries it in from
-  the nearest side before a placement and away after a removal (those frames show the ball
-  ``in_hand`` in the truth), and a hand nudges a ball at a BallTouched;
+  the nearer long side before a placement and away after a removal (those frames show the ball
+  ``in_hand`` in the truth), comes in empty before a lift and leaves empty after a placement, and
+  nudges a ball at a BallTouched;
 * a **camera bump** (optional): from ``bump_at_s`` the camera is rotated and shifted a little; the
   truth lists every camera with the first frame it took.
 """
