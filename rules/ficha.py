@@ -721,6 +721,9 @@ class FichaRules:
 
     def _shot(self, s: State, shot: Shot, answers: Mapping[str, str], forced: Forced,
               respotted: tuple[str, ...], removed_before: tuple[str, ...]) -> FichaDecision:
+        """The call on the shot itself, from the table at the strike: the pre-shot questions (4.4.1,
+        4.3), the facts (with the answers), every foul, then the frame-ending cases in order (a loss of
+        the frame, both last balls, a group emptied) and otherwise the turn (4.2.1, 4.2.3, removal)."""
         opt = s.options
         side = s.side_of(s.shooter)
         opp = 1 - side
@@ -873,57 +876,46 @@ class FichaRules:
             rules_used.append("5.3.1")
         body = "; ".join(pre + texts + ([pot_text] if pot_text else []))
 
+        def end(winner_side: int, how: str, text: str, *rules: str) -> FichaDecision:
+            return self._frame_call(s, shot.t_s, shot.index, s.shooter, winner_side, how, text, tuple(rules_used) + rules,
+                                    balls, positions, common=common, removed=removed_before)
+
         if forced.winner is not None:
-            wside = s.sides.index(forced.winner)
-            return self._frame_call(s, shot.t_s, shot.index, s.shooter, wside, "override", body or "frame awarded by the operator",
-                                    tuple(rules_used), balls, positions, common=common, removed=removed_before)
+            return end(s.sides.index(forced.winner), "override", body or "frame awarded by the operator")
         # ---- the frame-ending cases ----
         loss = fouls & LOSS_OF_FRAME
         if loss:
-            how = "suicide" if Foul.SUICIDE in loss else "covered"
-            return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, how, body, tuple(rules_used) + ("6.2",) if how == "suicide" else tuple(rules_used),
-                                    balls, positions, common=common, removed=removed_before)
+            return end(opp, "suicide", body, "6.2") if Foul.SUICIDE in loss else end(opp, "covered", body)
         if s.clearing == side:
+            if not opp_after and fouls:
+                return end(opp, "opponent_last_ball", body, "4.2.3.2")
             if not opp_after:
-                if fouls:
-                    return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "opponent_last_ball", body,
-                                            tuple(rules_used) + ("4.2.3.2",), balls, positions, common=common, removed=removed_before)
-                return self._frame_call(s, shot.t_s, shot.index, s.shooter, side, "cleared", body + "; the opponent's balls cleared under 4.2.3.3",
-                                        tuple(rules_used) + ("4.2.3.3", "6.1"), balls, positions, common=common, removed=removed_before)
+                return end(side, "cleared", body + "; the opponent's balls cleared under 4.2.3.3", "4.2.3.3", "6.1")
         else:
             own_emptied = bool(own_start) and not own_after
             opp_emptied = bool(opp_start) and not opp_after
             if own_emptied and opp_emptied:
                 if not fouls and last in s.group_balls[side]:
-                    return self._frame_call(s, shot.t_s, shot.index, s.shooter, side, "last_balls",
-                                            body + f"; both last balls dropped, {s.sides[side]}'s last",
-                                            tuple(rules_used) + ("4.2.3.1",), balls, positions, common=common, removed=removed_before)
-                why = "; both last balls dropped, " + (f"{s.sides[opp]}'s last" if not fouls else "on a foul")
-                return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "last_balls", body + why,
-                                        tuple(rules_used) + ("4.2.3.2",), balls, positions, common=common, removed=removed_before)
+                    return end(side, "last_balls", body + f"; both last balls dropped, {s.sides[side]}'s last", "4.2.3.1")
+                why = f"{s.sides[opp]}'s last" if not fouls else "on a foul"
+                return end(opp, "last_balls", body + f"; both last balls dropped, {why}", "4.2.3.2")
             if opp_emptied:
-                return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "opponent_last_ball",
-                                        body + f"; {s.sides[opp]}'s last ball went down",
-                                        tuple(rules_used) + ("4.2.3.2",), balls, positions, common=common, removed=removed_before)
-            if own_emptied:
-                if fouls:
-                    return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "last_ball_on_foul",
-                                            body + f"; {s.sides[side]}'s fourth ball dropped on a foul and cannot be potted legally",
-                                            tuple(rules_used) + ("6.1",), balls, positions, common=common, removed=removed_before)
-                if opt.rule_4233_clear_opponent and last in s.group_balls[opp]:
-                    rules_used += ["4.2.3.3", "4.2.1"]
-                    return FichaDecision(
-                        **common, next_player=forced.next_player or s.shooter, turn_end=None, balls=balls, removed=removed_before,
-                        clearing=s.sides[side], frame=s.frame, score=_mp(dict(zip(s.sides, s.score))), warnings=s.warnings,
-                        removals_due=tuple(s.sides[x] for x in s.removals_due),
-                        rules=_rules(*rules_used),
-                        explanation=f"ficha {', '.join(_rules(*rules_used))}: {body}; {s.sides[side]} cleared their balls with "
-                                    f"{last} last and now clears {s.sides[opp]}'s (option rule_4233_clear_opponent); {s.shooter} continues",
-                    )
-                return self._frame_call(s, shot.t_s, shot.index, s.shooter, side, "cleared",
-                                        body + f"; {s.sides[side]} potted their fourth ball",
-                                        tuple(rules_used) + (("4.2.3.3", "6.1") if last in s.group_balls[opp] else ("6.1",)),
-                                        balls, positions, common=common, removed=removed_before)
+                return end(opp, "opponent_last_ball", body + f"; {s.sides[opp]}'s last ball went down", "4.2.3.2")
+            if own_emptied and fouls:
+                return end(opp, "last_ball_on_foul",
+                           body + f"; {s.sides[side]}'s fourth ball dropped on a foul and cannot be potted legally", "6.1")
+            if own_emptied and not (opt.rule_4233_clear_opponent and last in s.group_balls[opp]):
+                extra = ("4.2.3.3", "6.1") if last in s.group_balls[opp] else ("6.1",)
+                return end(side, "cleared", body + f"; {s.sides[side]} potted their fourth ball", *extra)
+            if own_emptied:  # option rule_4233_clear_opponent: the shooter now clears the opponent's balls
+                rs = _rules(*rules_used, "4.2.3.3", "4.2.1")
+                return FichaDecision(
+                    **common, next_player=forced.next_player or s.shooter, turn_end=None, balls=balls, removed=removed_before,
+                    clearing=s.sides[side], frame=s.frame, score=_mp(dict(zip(s.sides, s.score))), warnings=s.warnings,
+                    removals_due=tuple(s.sides[x] for x in s.removals_due), rules=rs,
+                    explanation=f"ficha {', '.join(rs)}: {body}; {s.sides[side]} cleared their balls with {last} last and now "
+                                f"clears {s.sides[opp]}'s (option rule_4233_clear_opponent); {s.shooter} continues",
+                )
         # ---- the frame goes on ----
         if fouls:
             d = self._foul_call(s, s.shooter, fouls, body, shot.t_s, shot.index, positions, balls=balls, common=common,
