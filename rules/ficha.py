@@ -5,7 +5,7 @@ engine follows ``shared/RULES-DECISIONS.md``. Every call quotes its rule numbers
 
 From camera events (``tracking.events``)
     2.4      the break: the cue ball's first contact must be one of the breaker's balls
-    4.1      a shot ends at ``at_rest``
+    4.1      a shot ends at ``at_rest`` (a shot without one is judged only once the operator accepts)
     4.2      only the last ball to drop counts (pots ordered by drop time)
     4.2.1    an own ball dropped last and no foul: the shooter continues
     4.2.2    suicide, the cue ball potted at any moment: loss of the frame (also 5.1, 6.2)
@@ -1279,7 +1279,12 @@ class FichaRules:
         return OPERATOR_RULES[rule]
 
     def _unobserved_question(self, shot: Shot, answers: Mapping[str, str], d: FichaDecision) -> Question | None:
+        """A shot the camera did not see whole (an ``unobserved`` interval, or no ``at_rest``: 4.1) is
+        judged as seen only once the operator accepts the call."""
         end_t = shot.end.t_s if shot.end is not None else math.inf
+        if shot.end is None and f"s{shot.index}:unfinished" not in answers:
+            return Question(f"s{shot.index}:unfinished", f"ficha 4.1: shot {shot.index} never came to rest in the log; the camera's call: "
+                                                         f"{d.explanation}. Accept it (or override)?", ("accept",))
         for e in shot.events + shot.before:
             if isinstance(e, Unobserved) and e.t_s <= end_t and e.until_s >= shot.t_s:
                 key = f"s{shot.index}:unobserved"

@@ -879,3 +879,11 @@ def test_replay_doubles_log_with_operator_inputs_and_questions():
     final = steps[-1].state
     assert final.match_over and final.score == (2, 1) and [f.how for f in final.history] == ["concession", "concession", "suicide"]
     assert final.warnings == {"B1": 1} and final.record["options"]["next_break"] == "winner"
+
+
+def test_4_1_a_shot_that_never_comes_to_rest_needs_confirmation():
+    m = Match().mid()
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"), rest=False)
+    assert d.pending is not None and d.pending.id == "s0:unfinished" and "4.1" in d.pending.text
+    d = m.answer("accept")
+    assert d.fouls == () and d.next_player == "A" and "r1" in m.state.balls.potted
