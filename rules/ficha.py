@@ -136,6 +136,7 @@ class Options:
     min_confidence: float = 0.6  # events the call depends on below this make it pending
     frozen_gap_mm: float = 1.0  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
     frozen_moved_mm: float = 2.0  # 4.5: a frozen ball displaced by more than this (with no contact) moved
+    pot_order_tolerance_s: float = 0.04  # 4.2: two drops closer than this (about a video frame) are in no sure order
 
 
 class Foul(StrEnum):
@@ -846,6 +847,17 @@ class FichaRules:
         if Foul.SUICIDE in fouls:
             rules_used.insert(0, "4.2.2")
 
+        # 4.2: the last two drops too close to order, of different groups, on a shot without a foul: ask
+        object_pots = list(object_pots)
+        if not fouls and len(object_pots) >= 2:
+            p1, p2 = object_pots[-2], object_pots[-1]
+            if s.owner(p1.ball) != s.owner(p2.ball) and p2.t_s - p1.t_s < opt.pot_order_tolerance_s:
+                key = f"s{shot.index}:last_pot"
+                if key not in answers:
+                    return pend(Question(key, f"ficha 4.2: which dropped last, {p1.ball} or {p2.ball}?", (p2.ball, p1.ball)))
+                if answers[key] == p1.ball:
+                    object_pots[-2:] = [p2, p1]
+
         # ---- the balls after the shot ----
         balls = s.balls
         for p in facts.pots:
@@ -856,7 +868,7 @@ class FichaRules:
         own_after = s.left(side, balls)
         opp_after = s.left(opp, balls)
         last = object_pots[-1].ball if object_pots else None
-        potted = tuple(p.ball for p in facts.pots)
+        potted = tuple(p.ball for p in (facts.pots if fouls else object_pots))  # drop order (as answered)
         pot_text = ""
         if object_pots:
             rules_used.insert(0, "4.2")

@@ -887,3 +887,25 @@ def test_4_1_a_shot_that_never_comes_to_rest_needs_confirmation():
     assert d.pending is not None and d.pending.id == "s0:unfinished" and "4.1" in d.pending.text
     d = m.answer("accept")
     assert d.fouls == () and d.next_player == "A" and "r1" in m.state.balls.potted
+
+
+@pytest.mark.parametrize("answer, next_player", [
+    pytest.param("y1", "B", id="4.2 near-simultaneous drops: the operator says the opponent ball dropped last"),
+    pytest.param("r1", "A", id="4.2 near-simultaneous drops: the operator says the own ball dropped last"),
+])
+def test_4_2_drop_order_too_close_to_call(answer, next_player):
+    m = Match().mid()
+    events = shot_events(5.0, ("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"),
+                         Pot(t_s=5.32, ball="y1", pocket="TR"))
+    d = ENGINE.judge(m.state, Shot(0, tuple(events)))
+    assert d.pending is not None and d.pending.text == "ficha 4.2: which dropped last, r1 or y1?"
+    m.state = ENGINE.advance(m.state, d)
+    d = m.answer(answer)
+    assert d.next_player == next_player and d.potted[-1] == answer
+
+
+def test_option_pot_order_tolerance_s():
+    m = Match(options={"pot_order_tolerance_s": 0.0}).mid()
+    events = shot_events(5.0, ("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), Pot(t_s=5.32, ball="y1", pocket="TR"))
+    d = ENGINE.judge(m.state, Shot(0, tuple(events)))
+    assert d.pending is None and d.next_player == "B"
