@@ -24,7 +24,7 @@ From camera events (``tracking.events``)
              ``ball_placed`` (and the cue ball dropping into a pocket while re-spotted, 5.3.2.1)
     5.4      the cue ball jumped (``jump``)
     5.5      the cue ball touched (``ball_touched`` of the cue ball)
-    5.6      an object ball touched (``ball_touched``, or ``cue_contact`` on an object ball)
+    5.6      an object ball touched (``ball_touched``, ``cue_contact`` on an object ball, a strike of one)
     5.7      double hit (``cue_contact`` on the cue ball during the shot)
     6.1      a frame won by legally potting one's fourth ball
 
@@ -44,8 +44,9 @@ Players are given in play order: two players (singles) or four (doubles, teams `
 unless the option ``first_group`` names the other one.
 
 Pending questions: an event the call depends on below ``min_confidence``, a shot overlapping an
-``unobserved`` interval, a missing removal, and the frame-ending calls 4.3 and 4.4.1 make the
-decision pending; the ``answer`` input resumes. ``override`` fields: ``fouls`` (comma-separated foul
+``unobserved`` interval or never coming to rest (4.1), two drops of both groups too close to order
+(4.2), a missing removal, and the frame-ending calls 4.3 and 4.4.1 make the decision pending; the
+``answer`` input resumes. ``override`` fields: ``fouls`` (comma-separated foul
 values, empty for none), ``next_player``, ``winner`` (a player or team; the frame ends) and
 ``removal`` (the ball the last call removed).
 """
@@ -1163,7 +1164,7 @@ class FichaRules:
         need = s.options.frames // 2 + 1
         match_over = score[winner_side] >= need
         winner = s.sides[winner_side]
-        rs = _rules(*rules_used, FRAME_ENDS[how] if how not in ("override", "last_balls") else "")
+        rs = _rules(*rules_used, FRAME_ENDS[how] if how not in ("override", "last_balls", "removal_of_last_ball") else "")
         tail = f"frame {s.frame} to {winner} ({score[0]}-{score[1]})"
         if match_over:
             tail += f"; {winner} wins the match"
