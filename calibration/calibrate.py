@@ -285,7 +285,7 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     straight = (float("nan"), float("nan"))
     for attempt in range(2):
         if dist_coeffs is None and config.estimate_distortion:
-            _, _, inl = _lines(sides, k, np.zeros(5), config)
+            inl = [s.points_px[detect.bowed_inliers(s.points_px)] for s in sides if len(s.points_px) >= 12]
             dist, *straight = detect.estimate_distortion(inl, k)
         lines, rms, _ = _lines(sides, k, dist, config)
         corners_und = _corners_from_lines(lines)

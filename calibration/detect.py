@@ -25,6 +25,7 @@ __all__ = [
     "order_quad",
     "side_edges",
     "fit_line",
+    "bowed_inliers",
     "intersect",
     "estimate_distortion",
     "dark_blob_outline",
@@ -199,17 +200,28 @@ def _profiles_along(gray: np.ndarray, starts: np.ndarray, steps: np.ndarray, n_s
     return cv2.remap(gray, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 4.0,
-                  rel: float = 0.15, near: float | None = None) -> tuple[np.ndarray, np.ndarray, float]:
-    """The innermost edge that runs along the whole side, and its sub-pixel position on each profile.
+def _aligned(g: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """Each row of ``g`` shifted by ``shifts`` (n,) samples (linear interpolation)."""
+    n, steps = g.shape
+    mx = (np.arange(steps, dtype=np.float32)[None, :] + shifts[:, None].astype(np.float32))
+    my = np.repeat(np.arange(n, dtype=np.float32)[:, None], steps, axis=1)
+    return cv2.remap(g, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
-    ``profiles`` (n, steps) are grey levels sampled from inside the cloth outwards. The signed
-    gradient is averaged over the profiles: a straight edge along the side (a cushion nose) keeps its
-    sign and adds up, the cloth's texture cancels out. The first peak of that average (scanning from
-    the inside) above ``rel`` of the largest one and well above the average's noise is the nose (or,
-    with ``near``, the qualifying peak nearest that position: refining a line already found); on
-    each profile the strongest gradient of the same sign within ``window_px`` of it is taken, with a
-    parabola through its neighbours for the sub-pixel position.
+
+def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 4.0,
+                  rel: float = 0.15, near: float | None = None, along_px: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, float]:
+    """The innermost edge that runs along the whole stretch, and its sub-pixel position on each profile.
+
+    ``profiles`` (n, steps) are grey levels sampled from inside the cloth outwards, at ``along_px``
+    (n,) along the side. The signed gradient is averaged (median) over the profiles: an edge along
+    the side (a cushion nose) keeps its sign and adds up, the cloth's texture cancels out. The edge
+    may run at a slant to the profiles' base line (perspective, lens bending, a rough first quad):
+    the profiles are first aligned along the slant that makes the strongest edge sharpest. The first
+    peak of the average (scanning from the inside) above ``rel`` of the largest one and well above
+    the average's noise is the nose (or, with ``near``, the qualifying peak nearest that position:
+    refining a line already found); on each profile the strongest gradient of the same sign within
+    ``window_px`` of it is taken, with a parabola through its neighbours for the sub-pixel position.
 
     Returns ``(positions (n,), strengths (n,), mean_offset)``; positions are NaN where the edge is
     not seen (a ball or an arm over the cushion)."""
@@ -217,7 +229,20 @@ def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 
     g = np.zeros_like(p)
     g[:, 1:-1] = (p[:, 2:] - p[:, :-2]) / 2.0
     n, steps = g.shape
-    mean_g = cv2.GaussianBlur(np.median(g, axis=0)[None, :], (0, 0), sigmaX=0.7, sigmaY=0.01)[0]
+    rel_along = np.zeros(n) if along_px is None else np.asarray(along_px, float) - float(np.mean(along_px))
+
+    def average(slope: float) -> np.ndarray:
+        m = np.median(_aligned(g, slope * rel_along), axis=0)
+        return cv2.GaussianBlur(m[None, :], (0, 0), sigmaX=0.7, sigmaY=0.01)[0]
+
+    slope = 0.0
+    if along_px is not None and n >= 3:
+        for grid in (np.linspace(-0.3, 0.3, 13), None):
+            if grid is None:
+                grid = slope + np.linspace(-0.05, 0.05, 11)
+            slope = float(max(grid, key=lambda s_: float(np.abs(average(s_)).max())))
+    mean_g = average(slope)
+    shifts = slope * rel_along
     a = np.abs(mean_g)
     floor = float(np.median(a)) + 1e-6
     thr = max(rel * float(a.max()), 4.0 * floor, 0.5 * min_strength)
@@ -228,11 +253,12 @@ def coherent_edge(profiles: np.ndarray, min_strength: float, window_px: float = 
         return pos, strength, float("nan")
     centre = peaks[0] if near is None else min(peaks, key=lambda i: abs(i - near))
     sign = 1.0 if mean_g[centre] > 0 else -1.0
-    lo, hi = max(1, int(centre - window_px)), min(steps - 2, int(centre + window_px))
-    sg = sign * g[:, lo: hi + 1]
-    best = np.argmax(sg, axis=1)
     for r in range(n):
-        i = lo + int(best[r])
+        c = centre + shifts[r]
+        lo, hi = max(1, int(math.floor(c - window_px))), min(steps - 2, int(math.ceil(c + window_px)))
+        if hi - lo < 2:
+            continue
+        i = lo + int(np.argmax(sign * g[r, lo: hi + 1]))
         b = sign * g[r, i]
         if b < min_strength or b < 0.3 * a[centre] or not lo < i < hi:
             continue
@@ -283,6 +309,7 @@ def side_edges(gray: np.ndarray, quad_px: np.ndarray, band_fraction: float = 0.1
             p0, pn = warp(base), warp(base + normal_in * step)
             normals = (pn - p0) / np.linalg.norm(pn - p0, axis=1, keepdims=True)
             base = p0
+        along = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(base, axis=0), axis=1))]
         starts = base + normals * band  # scan from inside the cloth outwards
         prof = _profiles_along(gray, starts, -normals, n_steps)
         pos, strength = np.full(len(t), np.nan), np.zeros(len(t))
@@ -290,30 +317,45 @@ def side_edges(gray: np.ndarray, quad_px: np.ndarray, band_fraction: float = 0.1
         for part in np.array_split(np.arange(len(t)), segments):
             if len(part):
                 pos[part], strength[part], _ = coherent_edge(prof[part], min_strength,
-                                                             near=band if warp is not None else None)
+                                                             near=band if warp is not None else None,
+                                                             along_px=along[part])
         good = np.isfinite(pos)
         pts = starts[good] - normals[good] * pos[good, None]
         out.append(SideEdges(name, pts, strength[good]))
     return out
 
 
-def fit_line(points: np.ndarray, iterations: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Robust straight line through (n, 2) points: ``cv2.fitLine`` (Huber), then points further than
-    3 robust sigmas (at least 1.5 px) are dropped and the line refitted.
+def fit_line(points: np.ndarray, iterations: int = 3, tolerance_px: float = 1.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Robust straight line through (n, 2) points.
+
+    First the line through two of the points that has the most points within ``tolerance_px``
+    (a RANSAC search over pairs: up to half the points may be on another edge, such as a rail seen
+    where the cushion nose was hidden); then ``cv2.fitLine`` (Huber) on those, points further than 3
+    robust sigmas (at least ``tolerance_px``) dropped and the line refitted.
 
     Returns ``(point, unit_direction, inlier_mask)``."""
     p = np.asarray(points, dtype=np.float64)
     if len(p) < 5:
         raise CalibrationError(f"only {len(p)} edge points found along a cushion",
                                "make sure every cushion is in view and lit, or give the corners by hand")
-    keep = np.ones(len(p), bool)
+    rng = np.random.default_rng(len(p))
+    pairs = rng.integers(0, len(p), (min(300, len(p) * (len(p) - 1) // 2), 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    a, b = p[pairs[:, 0]], p[pairs[:, 1]]
+    d = b - a
+    n = np.c_[-d[:, 1], d[:, 0]] / (np.linalg.norm(d, axis=1, keepdims=True) + 1e-12)
+    dist = np.abs((p[None, :, :] - a[:, None, :]) @ n[:, :, None])[..., 0]  # (pairs, points)
+    keep = dist[int(np.argmax((dist <= tolerance_px).sum(axis=1)))] <= tolerance_px
+    if keep.sum() < 5:
+        keep = np.ones(len(p), bool)
+    c, d = p[keep].mean(axis=0), np.array([1.0, 0.0])
     for _ in range(iterations):
         vx, vy, x0, y0 = cv2.fitLine(p[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         d = np.array([vx, vy], float)
         c = np.array([x0, y0], float)
-        dist = np.abs((p - c) @ np.array([-d[1], d[0]]))
-        sigma = 1.4826 * np.median(dist[keep]) + 1e-9
-        new = dist <= max(3 * sigma, 1.5)
+        dist_all = np.abs((p - c) @ np.array([-d[1], d[0]]))
+        sigma = 1.4826 * np.median(dist_all[keep]) + 1e-9
+        new = dist_all <= max(3 * sigma, tolerance_px)
         if new.sum() < 5 or np.array_equal(new, keep):
             break
         keep = new
@@ -322,6 +364,29 @@ def fit_line(points: np.ndarray, iterations: int = 3) -> tuple[np.ndarray, np.nd
     c = sel.mean(axis=0)
     _, _, vt = np.linalg.svd(sel - c)
     return c, vt[0], keep
+
+
+def bowed_inliers(points: np.ndarray, tolerance_px: float = 1.5) -> np.ndarray:
+    """Inlier mask of edge points along one cushion *before* the lens is known: the points may bow
+    (barrel distortion), so a parabola across the side's direction is fitted robustly (first a wide
+    RANSAC line to drop another edge's points, then least squares with 3-sigma trimming)."""
+    p = np.asarray(points, dtype=np.float64)
+    c = p.mean(axis=0)
+    _, _, vt = np.linalg.svd(p - c)
+    x, y = (p - c) @ vt[0], (p - c) @ vt[1]
+    span = float(np.ptp(x)) + 1e-9
+    _, _, keep = fit_line(p, iterations=0, tolerance_px=max(tolerance_px, 0.02 * span))
+    for _ in range(4):
+        if keep.sum() < 5:
+            break
+        coef = np.polyfit(x[keep], y[keep], 2)
+        res = np.abs(y - np.polyval(coef, x))
+        sigma = 1.4826 * float(np.median(res[keep])) + 1e-9
+        new = res <= max(3 * sigma, tolerance_px)
+        if np.array_equal(new, keep):
+            break
+        keep = new
+    return keep
 
 
 def intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> np.ndarray:
@@ -343,24 +408,32 @@ def _straightness(sides_px: list[np.ndarray], k: np.ndarray, dist: np.ndarray) -
     return np.concatenate(res)
 
 
-def estimate_distortion(sides_px: list[np.ndarray], camera_matrix: np.ndarray) -> tuple[np.ndarray, float, float]:
+def estimate_distortion(sides_px: list[np.ndarray], camera_matrix: np.ndarray, k2_prior_px: float = 0.3
+                        ) -> tuple[np.ndarray, float, float]:
     """Radial distortion (k1, k2) that makes the cushion lines straight (issue 4 item 1).
 
-    ``sides_px``: inlier edge points of each cushion. Returns ``(dist_coeffs (5,), rms_before_px,
-    rms_after_px)``; k2 is kept small by a weak prior, since four lines near the picture's edges
-    fix mainly one radial term."""
+    ``sides_px``: inlier edge points of each cushion. The two terms are fitted as the relative
+    displacements they cause at the farthest edge point (``k1 r^2``, ``k2 r^4``), so the fit does
+    not depend on how well the focal length is known; the second term carries a weak prior
+    (``k2_prior_px`` px of straightness per unit) since four lines fix mainly one radial term.
+    Returns ``(dist_coeffs (5,), rms_before_px, rms_after_px)``."""
     pts = [np.asarray(s, dtype=np.float64) for s in sides_px if len(s) >= 5]
     if len(pts) < 3:
         return np.zeros(5), float("nan"), float("nan")
+    k = np.asarray(camera_matrix, dtype=np.float64)
+    allp = np.concatenate(pts)
+    r2 = float(np.max(((allp[:, 0] - k[0, 2]) / k[0, 0]) ** 2 + ((allp[:, 1] - k[1, 2]) / k[1, 1]) ** 2))
 
-    def resid(x: np.ndarray) -> np.ndarray:
-        dist = np.array([x[0], x[1], 0.0, 0.0, 0.0])
-        return np.r_[_straightness(pts, camera_matrix, dist), 30.0 * x[1]]
+    def coeffs(u: np.ndarray) -> np.ndarray:
+        return np.array([u[0] / r2, u[1] / r2 ** 2, 0.0, 0.0, 0.0])
 
-    before = float(np.sqrt(np.mean(_straightness(pts, camera_matrix, np.zeros(5)) ** 2)))
-    sol = least_squares(resid, np.zeros(2), bounds=([-1.5, -1.5], [1.0, 1.5]), loss="soft_l1", f_scale=1.0)
-    dist = np.array([sol.x[0], sol.x[1], 0.0, 0.0, 0.0])
-    after = float(np.sqrt(np.mean(_straightness(pts, camera_matrix, dist) ** 2)))
+    def resid(u: np.ndarray) -> np.ndarray:
+        return np.r_[_straightness(pts, k, coeffs(u)), k2_prior_px * u[1]]
+
+    before = float(np.sqrt(np.mean(_straightness(pts, k, np.zeros(5)) ** 2)))
+    sol = least_squares(resid, np.zeros(2), bounds=([-0.6, -0.4], [0.4, 0.4]), loss="soft_l1", f_scale=1.0)
+    dist = coeffs(sol.x)
+    after = float(np.sqrt(np.mean(_straightness(pts, k, dist) ** 2)))
     if after > before * 0.98:  # no real bending: keep the lens ideal
         return np.zeros(5), before, before
     return dist, before, after
