@@ -910,8 +910,9 @@ class FichaRules:
             if own_emptied and opp_emptied:
                 if not fouls and last in s.group_balls[side]:
                     return end(side, "last_balls", body + f"; both last balls dropped, {s.sides[side]}'s last", "4.2.3.1")
-                why = f"{s.sides[opp]}'s last" if not fouls else "on a foul"
-                return end(opp, "last_balls", body + f"; both last balls dropped, {why}", "4.2.3.2")
+                if fouls:  # 4.2.3.1 wants a legal shot: the shooter's fourth ball does not count
+                    return end(opp, "last_balls", body + "; both last balls dropped on a foul", "4.2.3.1", "4.2.3.2")
+                return end(opp, "last_balls", body + f"; both last balls dropped, {s.sides[opp]}'s last", "4.2.3.2")
             if opp_emptied:
                 return end(opp, "opponent_last_ball", body + f"; {s.sides[opp]}'s last ball went down", "4.2.3.2")
             if own_emptied and fouls:

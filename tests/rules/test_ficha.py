@@ -94,10 +94,12 @@ CASES = [
 
 
 @pytest.mark.parametrize("setup, steps, fouls, next_player, winner", CASES)
-def test_rule(setup, steps, fouls, next_player, winner):
+def test_rule(setup, steps, fouls, next_player, winner, request):
     m = setup(Match())
     d = m.shot(*steps)
     assert d.pending is None
+    rule = request.node.callspec.id.split()[0]
+    assert rule in d.rules or not rule[0].isdigit(), (rule, d.rules)
     assert d.fouls == fouls
     assert tuple(d.fouls) == tuple(f for f in PRECEDENCE if f in d.fouls)
     assert d.rules and d.explanation.startswith("ficha ")
