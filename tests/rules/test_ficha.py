@@ -4,6 +4,7 @@ hand-written log, and property tests over random legal shot sequences."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -676,6 +677,11 @@ def _check_frame_end(state_before, d) -> None:
         assert Foul.SUICIDE in d.fouls and state_before.side_of(d.player) == lside
     elif d.frame_end == "misconduct":
         assert Foul.MISCONDUCT in d.fouls and state_before.side_of(d.player) == lside
+    elif d.frame_end in ("snookered", "covered") and not d.fouls:  # confirmed by the operator
+        key = f"s{d.shot}:4.4.1" if d.frame_end == "snookered" else f"s{d.shot}:4.3"
+        assert d.answers.get(key) == "yes" and state_before.side_of(d.player) == lside
+    elif d.frame_end == "covered":
+        assert Foul.COVERED_BALL_STRUCK in d.fouls and state_before.side_of(d.player) == lside
     else:
         assert d.frame_end == "concession" and state_before.side_of(d.player) == lside, d.frame_end
 
@@ -683,7 +689,15 @@ def _check_frame_end(state_before, d) -> None:
 def _draw_shot(data, state, t0: float) -> list[Event]:
     on = sorted(state.balls.on_table | state.balls.lifted)
     objects = [b for b in on if b != "cue"]
-    events: list[Event] = [ShotStart(t_s=t0, ball="cue")]
+    positions: dict[str, tuple[float, float]] = {}
+    if data.draw(st.booleans(), label="positions"):  # the balls somewhere on the table, not overlapping
+        for b in on:
+            for _ in range(20):
+                xy = (data.draw(st.floats(R, PROFILE.length_mm - R)), data.draw(st.floats(R, PROFILE.width_mm - R)))
+                if all(math.dist(xy, o) >= 2 * R for o in positions.values()):
+                    positions[b] = xy
+                    break
+    events: list[Event] = [ShotStart(t_s=t0, ball="cue", positions=positions)]
     t = t0
     first = data.draw(st.sampled_from(objects + [None]), label="first contact")
     if first is not None:
@@ -805,6 +819,7 @@ def test_properties_random_matches(data):
     # a frame ends exactly once: frame numbers end in order, each once
     assert frames_ended == list(range(1, len(frames_ended) + 1))
     event(f"frames ended: {len(frames_ended)}, match over: {state.match_over}")
+    event(f"frame ends: {sorted(set(f.how for f in state.history))}")
     if state.match_over:
         need = options["frames"] // 2 + 1
         assert max(state.score) == need and state.match_winner == state.sides[state.score.index(need)]
