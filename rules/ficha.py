@@ -384,7 +384,9 @@ class FichaDecision(Decision):
     positions: Mapping[str, tuple[float, float]] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        d = Decision.to_dict(self)
+        """The report as JSON values: what the call was made from (the shot, answers) is left out."""
+        light = replace(self, source_shot=None, answers=_mp(), forced=Forced(), positions=_mp(), prior=())
+        d = Decision.to_dict(light)
         for k in ("source_shot", "answers", "forced", "positions"):
             d.pop(k, None)
         d["balls"] = self.balls.to_dict() if self.balls is not None else None
