@@ -1425,8 +1425,8 @@ def parse_ficha_options(given: Mapping[str, Any] | None) -> Options:
         raise RulesError(f"ficha: option frames={opts.frames} must be an odd number of frames, 1 or more (ficha 2.1)")
     if not 0.0 <= opts.min_confidence <= 1.0:
         raise RulesError(f"ficha: option min_confidence={opts.min_confidence} must lie between 0 and 1")
-    if opts.frozen_gap_mm < 0 or opts.frozen_moved_mm < 0:
-        raise RulesError("ficha: options frozen_gap_mm and frozen_moved_mm must not be negative")
+    if opts.frozen_gap_mm < 0 or opts.frozen_moved_mm < 0 or opts.pot_order_tolerance_s < 0:
+        raise RulesError("ficha: options frozen_gap_mm, frozen_moved_mm and pot_order_tolerance_s must not be negative")
     if not isinstance(opts.first_group, str):
         raise RulesError(f"ficha: option first_group={opts.first_group!r} must be a group name")
     return opts

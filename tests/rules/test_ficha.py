@@ -565,6 +565,10 @@ def test_options_are_recorded_and_unknown_ones_refused():
         ENGINE.initial_state(("A", "B"), {"fames": 3})
     with pytest.raises(RulesError):
         ENGINE.initial_state(("A", "B"), {"next_break": "random"})
+    with pytest.raises(RulesError, match="negative"):
+        ENGINE.initial_state(("A", "B"), {"pot_order_tolerance_s": -1})
+    with pytest.raises(RulesError, match="min_confidence"):
+        ENGINE.initial_state(("A", "B"), {"min_confidence": 2})
 
 
 def test_option_first_group():
