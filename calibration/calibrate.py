@@ -65,6 +65,8 @@ class CalibrationConfig:
     min_focal_per_width: float = 0.35  # estimated focal lengths outside [min, max] x image width are not trusted
     max_focal_per_width: float = 4.0
     estimate_distortion: bool = True  # fit k1, k2 from the cushion lines' straightness
+    refine_with_landmarks: bool = True  # let pockets/holes found near their place refine the homography
+    refine_max_mm: float = 8.0  # only landmarks found this close to the profile's place take part
 
 
 def landmarks_mm(profile: TableProfile) -> dict[str, tuple[float, float]]:
@@ -312,6 +314,17 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     _check_aspect(corners_und, profile, config)
     cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
     found = find_landmarks(image, cal, profile)
+    if config.refine_with_landmarks:
+        known = landmarks_mm(profile)
+        close = {n: xy for n, (xy, r) in found.items() if r <= config.refine_max_mm}
+        if len(close) >= 4:
+            # The lines fix the corners; the pockets (or holes) found near where they belong pull the
+            # map where the lines had to be extrapolated (near the corners, under the pockets).
+            src = np.r_[np.tile(corners_und, (3, 1)), hom.inverse(np.array(list(close.values())))]
+            dst = np.r_[np.tile(np.array(profile.corners_mm), (3, 1)), np.array([known[n] for n in close])]
+            hom = Homography.from_correspondences(src, dst)
+            cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
+            found = find_landmarks(image, cal, profile)
     lm = {name: round(r, 3) for name, (_, r) in found.items()}
     pins = find_pins(image, cal, profile)
     if lm and float(np.median(list(lm.values()))) > config.max_landmark_mm:

@@ -408,7 +408,7 @@ def _straightness(sides_px: list[np.ndarray], k: np.ndarray, dist: np.ndarray) -
     return np.concatenate(res)
 
 
-def estimate_distortion(sides_px: list[np.ndarray], camera_matrix: np.ndarray, k2_prior_px: float = 0.3
+def estimate_distortion(sides_px: list[np.ndarray], camera_matrix: np.ndarray, k2_prior_px: float = 3.0
                         ) -> tuple[np.ndarray, float, float]:
     """Radial distortion (k1, k2) that makes the cushion lines straight (issue 4 item 1).
 
