@@ -1332,6 +1332,9 @@ class VideoWriter:
                 self._container.mux(packet)
             self._container.close()
             self._container = None
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self._tmp_path, 0o666 & ~umask)  # mkstemp made it private; a video is an ordinary file
             os.replace(self._tmp_path, self._path)
         except Exception as exc:
             self._discard_tmp()

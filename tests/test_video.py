@@ -1,3 +1,4 @@
+import os
 """Tests for cueref.video: timestamps, seeking, writing, damaged files, errors.
 
 All videos are tiny (64x48 .. 160x120) and made in ``tmp_path``.
@@ -9,6 +10,7 @@ import dataclasses
 import functools
 import http.server
 import logging
+import os
 import threading
 import time
 from fractions import Fraction
@@ -259,6 +261,9 @@ def test_writer_output_is_browser_friendly_h264_mp4(tmp_path):
         assert "mp4" in c.format.name
     data = path.read_bytes()
     assert data.index(b"moov") < data.index(b"mdat"), "faststart: moov must precede mdat"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask, "the video gets ordinary permissions, not the temp file's 0600"
     frames = read_all(path)
     assert len(frames) == n
     diffs = [np.abs(f.image.astype(np.int16) - img).mean() for f, img in zip(frames, images)]
