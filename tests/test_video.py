@@ -1,4 +1,3 @@
-import os
 """Tests for cueref.video: timestamps, seeking, writing, damaged files, errors.
 
 All videos are tiny (64x48 .. 160x120) and made in ``tmp_path``.
