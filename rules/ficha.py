@@ -28,6 +28,13 @@ From camera events (``tracking.events``)
     5.7      double hit (``cue_contact`` on the cue ball during the shot)
     6.1      a frame won by legally potting one's fourth ball
 
+A frame joined mid-way (option ``start=mid_frame``: the camera switched on during a frame)
+    no break (2.4) and no rack: the balls on the table are those listed in ``start_balls``, or, when
+    that is empty, exactly those the first ``shot_start``'s ``positions`` show (the camera's view is the
+    truth); every other object ball counts as potted for its owner (4.2: potted balls stay down) and
+    ``start_shooter`` (default the first player) plays the first shot. The breaker of the joined frame
+    stays the first player (for ``next_break``); later frames are racked as usual.
+
 From operator inputs
     5.5, 5.6, 2.4 (push shot), 4.4 (deliberately hitting an opponent ball) and the others the camera
     missed: ``operator_foul``; 5.8 misconduct: ``warning`` (1st a warning, 2nd a removal, 3rd and later
@@ -97,6 +104,7 @@ __all__ = [
     "Balls",
     "State",
     "FichaDecision",
+    "FrameStart",
     "FrameResult",
     "FRAME_ENDS",
 ]
@@ -114,6 +122,13 @@ class RemovalMode(StrEnum):
 
     NON_OFFENDER = "non_offender"  # the non-offender chooses (operator input / the tracker sees the lift)
     NEAREST_POCKET = "nearest_pocket"  # automatic: the non-offender's ball nearest a pocket
+
+
+class FrameStart(StrEnum):
+    """How the first frame starts (option ``start``)."""
+
+    RACK = "rack"  # from the rack, with a break (3.1, 3.2, 2.4)
+    MID_FRAME = "mid_frame"  # joined mid-way: from the balls on the table (module docstring)
 
 
 class NextBreak(StrEnum):
@@ -138,6 +153,9 @@ class Options:
     frozen_gap_mm: float = 1.0  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
     frozen_moved_mm: float = 2.0  # 4.5: a frozen ball displaced by more than this (with no contact) moved
     pot_order_tolerance_s: float = 0.04  # 4.2: two drops closer than this (about a video frame) are in no sure order
+    start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
+    start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
+    start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
 
 
 class Foul(StrEnum):
@@ -319,6 +337,13 @@ class State:
     pending_answers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     pending_forced: Forced = Forced()
     last: LastCall | None = None
+    joined: bool = False  # this frame was joined mid-way (option start=mid_frame): no break, no rack
+    start_unseen: bool = False  # joined, and the balls on the table are read from the first strike's positions
+
+    @property
+    def at_break(self) -> bool:
+        """The next shot is the frame's break (2.4): nothing played yet and the frame not joined mid-way."""
+        return self.shots_in_frame == 0 and not self.joined
 
     def side_of(self, player: str) -> int:
         for i, members in enumerate(self.side_players):
@@ -472,11 +497,42 @@ class FichaRules:
                 groups = (groups[1], groups[0])
         group_balls = (self.profile.group(groups[0]), self.profile.group(groups[1]))
         breaker = players[0]
-        return State(
+        state = State(
             options=opts, players=players, sides=sides, side_players=side_players, groups=(groups[0], groups[1]),
             group_balls=group_balls, cue=self.profile.cue_ball, frame=1, score=(0, 0), breaker=breaker,
             breaks=(1, 0), shooter=breaker, shots_in_frame=0, balls=Balls(on_table=self.ball_ids),
         )
+        if opts.start is FrameStart.RACK:
+            if opts.start_shooter or opts.start_balls:
+                raise RulesError("ficha: options start_shooter and start_balls need start=mid_frame (a frame joined mid-way)")
+            return state
+        shooter = opts.start_shooter or players[0]
+        if shooter not in players:
+            raise RulesError(f"ficha: option start_shooter={shooter!r} is not a player of this match ({', '.join(players)})")
+        state = replace(state, shooter=shooter, joined=True, start_unseen=not opts.start_balls)
+        if opts.start_balls:
+            names = [b.strip() for b in opts.start_balls.split(",") if b.strip()]
+            unknown = sorted(set(names) - self.ball_ids)
+            if unknown:
+                raise RulesError(f"ficha: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
+                                 f"({', '.join(sorted(self.ball_ids))})")
+            if len(set(names)) != len(names):
+                raise RulesError(f"ficha: option start_balls names a ball twice ({opts.start_balls!r})")
+            state = replace(state, balls=self._start_balls(state, names, "option start_balls"))
+        return state
+
+    def _start_balls(self, s: State, on_table: Sequence[str], source: str) -> Balls:
+        """The balls of a frame joined mid-way: ``on_table`` are there, every other object ball is
+        potted (4.2). The cue ball and at least one ball of each group must be on the table, else the
+        frame could not be going on (6.1, 4.2.2)."""
+        on = frozenset(on_table)
+        if s.cue not in on:
+            raise RulesError(f"ficha: a frame joined mid-way needs the cue ball {s.cue!r} on the table; {source} has {', '.join(sorted(on)) or 'no ball'}")
+        for side in (0, 1):
+            if not on & set(s.group_balls[side]):
+                raise RulesError(f"ficha: a frame joined mid-way needs at least one of {s.sides[side]}'s balls "
+                                 f"({', '.join(s.group_balls[side])}) on the table (else the frame is over, 6.1); {source} has none")
+        return Balls(on_table=on, potted=self.ball_ids - on)
 
     # ---- the engine interface -----------------------------------------------------------------
 
@@ -598,7 +654,14 @@ class FichaRules:
         priors: list[FichaDecision] = []
         removed: list[str] = []
         start_t = shot.t_s
-        racking = s.shots_in_frame == 0  # hand events before a break are the rack (3.1, 3.2)
+        if s.start_unseen:  # a frame joined mid-way: the camera's first view says which balls are on the table
+            if not shot.start_positions:
+                raise RulesError(f"ficha: shot {shot.index} at {shot.t_s:.2f}s: a frame joined mid-way (start=mid_frame) reads the "
+                                 "balls on the table from the first shot_start's positions, and it has none; give option start_balls")
+            s = replace(s, balls=self._start_balls(s, list(shot.start_positions), f"shot {shot.index}'s shot_start positions"),
+                        start_unseen=False)
+            state = replace(state, start_unseen=False, balls=s.balls)
+        racking = s.at_break  # hand events before a break are the rack (3.1, 3.2)
         open_foul: list[Any] = []  # [offender, fouls, texts, t_s]
 
         def flush() -> None:
@@ -609,7 +672,7 @@ class FichaRules:
                 priors.append(d)
                 s = self._apply(s, d, count_shot=False)
                 open_foul.clear()
-                if s.shots_in_frame == 0:
+                if s.at_break:
                     racking = True
 
         def add_foul(offender: str, foul: Foul, text: str, t_s: float) -> None:
@@ -687,8 +750,8 @@ class FichaRules:
         if s.match_over:
             return priors, s, (), tuple(removed)
         # 5.3.1: balls off the table are back on it by the strike
-        respotted = tuple(sorted(s.balls.lifted)) if s.shots_in_frame > 0 else ()
-        if s.shots_in_frame == 0:
+        respotted = tuple(sorted(s.balls.lifted)) if not s.at_break else ()
+        if s.at_break:
             s = replace(s, balls=Balls(on_table=self.ball_ids), removals_due=())
         else:
             b = s.balls
@@ -741,7 +804,7 @@ class FichaRules:
         own_start = s.left(side)
         opp_start = s.left(opp)
         rules_used: list[str] = []
-        if s.shots_in_frame == 0:
+        if s.at_break:
             rules_used.append("2.4")
 
         def pend(q: Question) -> FichaDecision:
@@ -1388,12 +1451,13 @@ class FichaRules:
             score = list(s.score)
             score[wside] += 1
             history = s.history + (FrameResult(s.frame, d.winner, d.frame_end or "override"),)
-            s = replace(s, score=(score[0], score[1]), history=history, warnings=d.warnings, balls=d.balls or s.balls)
+            s = replace(s, score=(score[0], score[1]), history=history, warnings=d.warnings, balls=d.balls or s.balls, start_unseen=False)
             if d.match_over:
                 return replace(s, match_over=True, match_winner=d.winner, removals_due=(), clearing=None)
             return self._rack(s, wside)
         return replace(
             s, balls=d.balls or s.balls, shooter=d.next_player or s.shooter, shots_in_frame=s.shots_in_frame + int(count_shot),
+            start_unseen=s.start_unseen and not count_shot,
             removals_due=tuple(s.sides.index(x) for x in d.removals_due),
             clearing=s.sides.index(d.clearing) if d.clearing is not None else None,
             positions=d.positions if d.positions else s.positions, warnings=d.warnings,
@@ -1414,7 +1478,7 @@ class FichaRules:
         breaks[bside] += 1
         return replace(
             s, frame=s.frame + 1, breaker=breaker, breaks=(breaks[0], breaks[1]), shooter=breaker, shots_in_frame=0,
-            balls=Balls(on_table=self.ball_ids), positions=_mp(), removals_due=(), clearing=None,
+            balls=Balls(on_table=self.ball_ids), positions=_mp(), removals_due=(), clearing=None, joined=False, start_unseen=False,
         )
 
 

@@ -930,3 +930,70 @@ def test_option_pot_order_tolerance_s():
     events = shot_events(5.0, ("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"), Pot(t_s=5.32, ball="y1", pocket="TR"))
     d = ENGINE.judge(m.state, Shot(0, tuple(events)))
     assert d.pending is None and d.next_player == "B"
+
+
+# ---- a frame joined mid-way (option start=mid_frame) ---------------------------------------------------
+
+def _last_two(first_down, second_down):
+    return [("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", first_down, "TL" if first_down == "r1" else "BR"),
+            ("pot", second_down, "TL" if second_down == "r1" else "BR")]
+
+
+def test_4_2_3_1_both_last_balls_from_a_mid_frame_position_given_by_start_balls():
+    m = Match(options={"start": "mid_frame", "start_balls": "cue, r1, y1", "start_shooter": "B"})
+    assert m.state.balls.on_table == {"cue", "r1", "y1"} and m.state.balls.potted == set(PROFILE.ball_ids) - {"cue", "r1", "y1"}
+    assert m.state.shooter == "B" and not m.state.at_break
+    d = m.shot(("hit", "cue", "y1"), ("hit", "y1", "r1"), ("pot", "r1", "TL"), ("pot", "y1", "BR"))
+    assert d.frame_over and d.winner == "B" and d.fouls == () and "4.2.3.1" in d.rules and "2.4" not in d.rules
+
+
+@pytest.mark.parametrize("first_down, second_down, winner, rule", [("r1", "y1", "B", "4.2.3.2"), ("y1", "r1", "A", "4.2.3.1")])
+def test_4_2_3_both_last_balls_from_a_mid_frame_position_read_off_the_first_strike(first_down, second_down, winner, rule):
+    m = Match(options={"start": "mid_frame"})
+    assert m.state.start_unseen and m.state.shooter == "A"
+    d = m.shot(*_last_two(first_down, second_down), positions=rack_positions(r2=None, r3=None, r4=None, y2=None, y3=None, y4=None))
+    assert d.frame_over and d.winner == winner and d.frame_end == "last_balls" and rule in d.rules, d.explanation
+    assert "2.4" not in d.rules and not m.state.start_unseen
+
+
+def test_mid_frame_start_reads_the_table_once_and_judges_no_break():
+    m = Match(options={"start": "mid_frame", "start_shooter": "B"})
+    pos = rack_positions(r2=None, y2=None)
+    d = m.shot(("hit", "cue", "r1"), positions=pos)  # B owns the yellows: a red first is a foul, not a break
+    assert d.fouls == (Foul.WRONG_BALL_FIRST,) and "2.4" not in d.rules and d.next_player == "A"
+    assert m.state.balls.potted == {"r2", "y2"}
+    # later strikes do not re-read the table: a ball hidden from the camera is still on the table
+    m.say(RemovalChoice, ball="r4")  # B's foul: one of A's balls comes off
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"), positions=rack_positions(r2=None, r4=None, y2=None, y4=None))
+    assert d.removed == ("r4",) and d.next_player == "A" and "y4" in m.state.balls.on_table and "r1" in m.state.balls.potted
+
+
+def test_mid_frame_start_then_the_next_frame_is_racked():
+    m = Match(options={"start": "mid_frame", "start_balls": "cue,r1,y1,y2", "frames": 3})
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.frame_over and d.winner == "A" and d.frame_end == "cleared"
+    assert m.state.frame == 2 and m.state.at_break and m.state.balls.on_table == set(PROFILE.ball_ids) and not m.state.joined
+    d = m.shot(("hit", "cue", "y1"))  # B breaks frame 2 (alternate): 2.4 applies again
+    assert "2.4" in d.rules and d.fouls == ()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"start_balls": "cue,r1,y1"}, "need start=mid_frame"),
+    ({"start_shooter": "B"}, "need start=mid_frame"),
+    ({"start": "mid_frame", "start_shooter": "C"}, "not a player"),
+    ({"start": "mid_frame", "start_balls": "cue,r1,y9"}, "y9"),
+    ({"start": "mid_frame", "start_balls": "cue,r1,r1,y1"}, "twice"),
+    ({"start": "mid_frame", "start_balls": "r1,y1"}, "cue ball"),
+    ({"start": "mid_frame", "start_balls": "cue,r1,r2"}, "at least one of B's balls"),
+    ({"start": "halfway"}, "start"),
+])
+def test_mid_frame_start_options_are_checked(options, message):
+    with pytest.raises(RulesError, match=message):
+        ENGINE.initial_state(("A", "B"), options)
+
+
+def test_mid_frame_start_from_the_first_strike_needs_positions_that_make_sense():
+    with pytest.raises(RulesError, match="positions"):
+        Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"))
+    with pytest.raises(RulesError, match="at least one of B's balls"):
+        Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"), positions=rack_positions(y1=None, y2=None, y3=None, y4=None))
