@@ -363,11 +363,13 @@ def _play(script: Any, profile: TableProfile, seed: int) -> MatchRun:
 
 def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
               out_path: str | Path, fps: float | int | Fraction = 30, seed: int = 0,
-              options: ClipOptions | None = None) -> ClipResult:
+              options: ClipOptions | None = None, profile_ref: str | None = None) -> ClipResult:
     """Render a played match (or play a script first) to ``out_path`` (.mp4) with its truth and log.
 
     ``seed`` drives the choreography, the textures, the lamps and the sensor noise; with the same
-    match, camera, fps, options and seed, the truth and event files come out byte-for-byte equal."""
+    match, camera, fps, options and seed, the truth and event files come out byte-for-byte equal.
+    ``profile_ref`` is how the log header and the truth name the table (a built-in name, a file or
+    a spec string that :func:`calibration.table.resolve_profile` reads back); default its name."""
     options = options or ClipOptions()
     if isinstance(run, (str, Path, Mapping)) or not hasattr(run, "timeline"):
         run = _play(run, profile, seed)  # a script (file, mapping or Script), not yet played
@@ -413,8 +415,9 @@ def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
     video = {"file": out_path.name, "fps": f"{rate.numerator}/{rate.denominator}", "fps_float": round(float(rate), 6),
              "size": list(camera.size), "n_frames": len(times), "codec": "h264", "crf": options.crf}
     truth = recorder.write(truth_path_for(out_path), video=video, events=events, expected=expected, game=run.game,
-                           players=tuple(run.players), options=dict(run.options), seed=seed, generator=generator)
-    header = LogHeader(game=run.game, profile=profile.name, players=tuple(run.players), options=dict(run.options),
+                           players=tuple(run.players), options=dict(run.options), seed=seed, generator=generator,
+                           profile_ref=profile_ref or profile.name)
+    header = LogHeader(game=run.game, profile=profile_ref or profile.name, players=tuple(run.players), options=dict(run.options),
                        source=out_path.name)
     log_path = events_path_for(out_path)
     write_events(log_path, events, header)

@@ -143,7 +143,7 @@ class TruthRecorder:
 
     def to_dict(self, *, video: Mapping[str, Any], events: Sequence[Event], expected: Sequence[Mapping[str, Any]],
                  game: str | None, players: Sequence[str], options: Mapping[str, Any], seed: int,
-                 generator: Mapping[str, Any]) -> dict[str, Any]:
+                 generator: Mapping[str, Any], profile_ref: str | None = None) -> dict[str, Any]:
         t = np.asarray(self.t_s)
         event_frames = [int(np.searchsorted(t, e.t_s - 1e-9)) for e in events]
         balls = []
@@ -161,7 +161,7 @@ class TruthRecorder:
             "format": TRUTH_FORMAT,
             "version": TRUTH_VERSION,
             "game": game,
-            "profile": self.profile.name,
+            "profile": profile_ref or self.profile.name,
             "players": list(players),
             "options": dict(options),
             "seed": int(seed),

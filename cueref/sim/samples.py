@@ -118,7 +118,8 @@ def build_sample(spec: SampleSpec, out_dir: str | Path) -> ClipResult:
     out = Path(out_dir) / f"{spec.name}.mp4"
     out.parent.mkdir(parents=True, exist_ok=True)
     log.info("sample %s: %s", spec.name, spec.note)
-    return make_clip(run, profile, camera, out, fps=spec.fps, seed=spec.seed, options=spec.options())
+    return make_clip(run, profile, camera, out, fps=spec.fps, seed=spec.seed, options=spec.options(),
+                     profile_ref=spec.profile)
 
 
 def build_samples(out_dir: str | Path, names: Sequence[str] | None = None,

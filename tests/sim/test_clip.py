@@ -225,3 +225,20 @@ def test_a_still_is_the_clip_frame_before_compression(clip):
     assert np.abs(still.astype(float) - decoded.astype(float)).mean() < 3.0
     other = clip.frames[k + 6][1]
     assert np.abs(still.astype(float) - other.astype(float)).mean() > np.abs(still.astype(float) - decoded.astype(float)).mean()
+
+
+def test_a_custom_table_is_named_so_that_it_can_be_read_back(tmp_path):
+    from calibration.table import profile_from_spec
+
+    spec = "1420x810,ball=52,corner=95,middle=105,groups=orange+yellow,name=ficha-orange"
+    profile = profile_from_spec(spec)
+    world = ph.rack_ficha(profile).at_time(0.2)
+    shot = ph.simulate(world, ph.Shot("cue", 90.0, 900.0), rng=2)
+    run = SimpleNamespace(events=list(shot.events), expected=[], game="ficha", players=("A", "B"), options={},
+                          timeline=shot.timeline)
+    cam = mount_camera(profile, resolution=(320, 180))
+    res = make_clip(run, profile, cam, tmp_path / "c.mp4", fps=25, seed=1, profile_ref=spec,
+                    options=ClipOptions(tail_s=0.1, render=RenderOptions(texture=False)))
+    header, _ = read_events(res.events_path)
+    assert header.profile == spec and read_truth(res.truth_path).raw["profile"] == spec
+    assert resolve_profile(header.profile).groups == ("orange", "yellow")
