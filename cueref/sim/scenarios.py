@@ -13,6 +13,10 @@ Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A sho
 * ``ficha_jump``: 5.4, the cue ball jumps a yellow to reach a red.
 * ``ficha_frozen_ball_moved``: 4.5, the cue ball frozen to a red is played into it.
 * ``ficha_double_hit``: 5.7, the cue touches the cue ball twice.
+* ``ficha_both_last_balls``: 4.2.3.2, a frame joined mid-way (a ``start`` block: one red and one
+  yellow left); A's red first, the red drops, then B's yellow: B wins.
+* ``ficha_both_last_balls_own_last``: 4.2.3.1, the same start; the yellow drops first, A's red
+  last: A wins.
 
 Sinuca Brasileira (seed rulebook 001; A opens):
 
@@ -63,6 +67,16 @@ def _ficha(positions: dict[str, tuple[float, float]], steps: list[dict[str, Any]
     return parse_script({
         "game": "ficha", "profile": "ficha", "players": ["A", "B"], "title": title, "seed": 1,
         "frames": [{"setup": {"positions": {k: list(v) for k, v in pos.items()}}, "steps": steps}],
+    }, f"scenario {title!r}")
+
+
+def _ficha_start(positions: dict[str, tuple[float, float]], steps: list[dict[str, Any]], title: str,
+                 player: str = "A") -> Script:
+    """A ficha frame joined mid-way: only ``positions`` on the table (the other balls potted)."""
+    return parse_script({
+        "game": "ficha", "profile": "ficha", "players": ["A", "B"], "title": title, "seed": 1,
+        "start": {"positions": {k: list(v) for k, v in positions.items()}, "player": player},
+        "frames": [{"steps": steps}],
     }, f"scenario {title!r}")
 
 
@@ -141,6 +155,24 @@ def ficha_double_hit() -> Script:
          "expect": {"fouls": ["double_hit"], "next_player": "B", "note": "5.7: the cue touched the cue ball twice"}},
         {"remove": {"ball": "y4"}},
     ], "ficha 5.7 double hit")
+
+
+def ficha_both_last_balls() -> Script:
+    cue, red, yellow = (900.0, 420.0), (1250.0, 650.0), (760.0, 50.0)
+    return _ficha_start({"cue": cue, "r1": red, "y1": yellow}, [
+        {"shot": {"ball": "cue", "direction_deg": _towards(cue, red) + 1.0, "speed_mm_s": 3000.0, "top": 0.3},
+         "expect": {"fouls": [], "frame_over": True, "winner": "B",
+                    "note": "4.2.3.2: both last balls drop, A's red first and B's yellow last: B wins"}},
+    ], "ficha 4.2.3.2 both last balls, the opponent's last")
+
+
+def ficha_both_last_balls_own_last() -> Script:
+    cue, red, yellow = (900.0, 420.0), (1200.0, 200.0), (1370.0, 60.0)
+    return _ficha_start({"cue": cue, "r1": red, "y1": yellow}, [
+        {"shot": {"ball": "cue", "direction_deg": _towards(cue, red), "speed_mm_s": 1500.0},
+         "expect": {"fouls": [], "frame_over": True, "winner": "A",
+                    "note": "4.2.3.1: both last balls drop, B's yellow first and A's red last: A wins"}},
+    ], "ficha 4.2.3.1 both last balls, the shooter's last")
 
 
 def hard_near_miss() -> Script:
@@ -242,6 +274,8 @@ SCENARIOS: dict[str, Callable[[], Script]] = {
     "ficha_jump": ficha_jump,
     "ficha_frozen_ball_moved": ficha_frozen_ball_moved,
     "ficha_double_hit": ficha_double_hit,
+    "ficha_both_last_balls": ficha_both_last_balls,
+    "ficha_both_last_balls_own_last": ficha_both_last_balls_own_last,
     "brasileira_opening_reset": brasileira_opening_reset,
     "brasileira_wrong_pocket": brasileira_wrong_pocket,
     "brasileira_penalty_missed": brasileira_penalty_missed,

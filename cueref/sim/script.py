@@ -8,6 +8,11 @@ A script is YAML or JSON (``docs/simulator-physics.md`` has a full example)::
     players: [A, B]
     options: {}                      # rules options (recorded, passed to the engine by the caller)
     start_t_s: 1.0                   # when the first step happens (default 1 s)
+    start:                           # optional: the first frame joined mid-way (the camera switched on late)
+      positions: {cue: [710, 405], r1: [300, 200], y1: [1100, 600]}   # the balls on the table
+      player: B                      # who plays the first shot (default: the first player)
+      banked: {A: 2400, B: 2300}     # bar billiards: the scores banked so far
+      trough: [w3]                   # bar billiards: balls in play waiting in the trough
     frames:
       - setup: rack                  # rack (default) | {positions: {cue: [x, y], r1: [x, y]}, pins: ...}
         steps:
@@ -24,6 +29,15 @@ A script is YAML or JSON (``docs/simulator-physics.md`` has a full example)::
                                            # reset_pins: true (pins set back up); collect: true (balls off
                                            # the table picked up, back to the trough); out_of_play: [ids]
                                            # (balls in the trough taken out of play once the bar dropped)
+
+A ``start`` block replaces the first frame's ``setup`` (ficha and bar billiards). The rules engine
+learns the position the way a camera switched on mid-frame would: the first ``shot_start``'s
+``positions`` show the balls on the table, and the run's ``options`` (the log header's) say the frame
+was joined mid-way and who plays (ficha ``start=mid_frame, start_shooter``; bar billiards also
+``start_banked`` and ``start_balls``, the balls still in play: on the table or in the trough). Ficha
+balls not on the table count as potted; bar-billiards balls neither on the table nor in ``trough`` are
+out of play (the bar has dropped: the trough is closed), and with one ball left the scoreboard is
+down (the endgame, 2i). No event is written for the starting position.
 
 Every step may carry ``pause_s`` (the time after it before the next step; default 1.2 s after a shot,
 0.4 s after anything else) and ``expect`` (the decision a referee must give for that shot or input:
@@ -88,6 +102,8 @@ _SHOT_FIELDS = {"ball", "direction_deg", "speed_mm_s", "side", "top", "elevation
 _AIM_FIELDS = {"ball", "pocket", "speed_mm_s", "cue", "top", "side"}
 _EXPECT_FIELDS = {"fouls", "next_player", "frame_over", "winner", "note"}
 _STEP_KINDS = ("shot", "aim", "place", "remove", "touch", "input", "wait", "set")
+_START_FIELDS = {"positions", "pins", "player", "banked", "trough"}
+_START_GAMES = ("ficha", "bar-billiards")
 
 
 class ScriptError(ValueError):
@@ -118,6 +134,24 @@ class Script:
     start_t_s: float = 1.0
     title: str = ""
     seed: int | None = None
+    start: Mapping[str, Any] | None = None  # the first frame joined mid-way (module docstring)
+
+    @property
+    def engine_options(self) -> dict[str, Any]:
+        """The rules options a referee of this script's log needs: ``options`` and, for a ``start``,
+        the mid-frame options of the game's engine (what the log header records)."""
+        out = dict(self.options)
+        if self.start is None:
+            return out
+        player = self.start.get("player", self.players[0])
+        if self.game == "ficha":
+            out.update(start="mid_frame", start_shooter=player)
+        else:
+            balls = list(self.start["positions"]) + list(self.start.get("trough", ()))
+            banked = self.start.get("banked", {})
+            out.update(start="mid_frame", start_player=player, start_balls=",".join(balls),
+                       start_banked=",".join(f"{k}={v}" for k, v in banked.items()))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +285,7 @@ def _parse_expect(v: Any, where: str, game: str, players: tuple[str, ...], fouls
 def parse_script(data: Any, source: str = "script") -> Script:
     """Validate a script mapping (see the module docstring). Every error is a :class:`ScriptError`
     naming the place."""
-    top = _mapping(data, source, {"game", "profile", "players", "options", "start_t_s", "frames", "seed", "title"})
+    top = _mapping(data, source, {"game", "profile", "players", "options", "start_t_s", "frames", "seed", "title", "start"})
     game = top.get("game")
     if game not in GAMES:
         raise ScriptError(f"{source}: 'game' must be one of {', '.join(GAMES)}, got {game!r}")
@@ -278,6 +312,9 @@ def parse_script(data: Any, source: str = "script") -> Script:
         raise ScriptError(f"{source}: 'frames' must be a non-empty list of frames")
     fouls = known_fouls(game)
     pl = tuple(players)
+    start = _parse_start(top["start"], f"{source}.start", game, pl, out["options"]) if "start" in top else None
+    if start is not None and isinstance(frames[0], Mapping) and frames[0].get("setup", "rack") != "rack":
+        raise ScriptError(f"{source}: 'start' sets up the first frame; frames[0] may not have a 'setup' too")
     for fi, fr in enumerate(frames):
         fw = f"{source}: frames[{fi}]"
         f = _mapping(fr, fw, {"setup", "steps", "note"})
@@ -393,7 +430,50 @@ def parse_script(data: Any, source: str = "script") -> Script:
             norm.append(step)
         out["frames"].append({"setup": setup, "steps": norm, "note": str(f.get("note", ""))})
     return Script(game=game, profile=out["profile"], players=pl, frames=tuple(out["frames"]), options=out["options"],
-                  start_t_s=out["start_t_s"], title=out["title"], seed=top.get("seed"))
+                  start_t_s=out["start_t_s"], title=out["title"], seed=top.get("seed"), start=start)
+
+
+def _parse_start(v: Any, where: str, game: str, players: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``start`` block: a first frame joined mid-way (see the module docstring)."""
+    if game not in _START_GAMES:
+        raise ScriptError(f"{where}: a frame joined mid-way is supported for {', '.join(_START_GAMES)}, not {game}")
+    s = _mapping(v, where, _START_FIELDS)
+    taken = sorted(k for k in options if k.startswith("start"))
+    if taken:
+        raise ScriptError(f"{where}: the options {', '.join(taken)} come from the 'start' block; leave them out of 'options'")
+    pos = _mapping(s.get("positions"), f"{where}.positions")
+    if not pos:
+        raise ScriptError(f"{where}.positions must list the balls on the table")
+    out: dict[str, Any] = {"positions": {str(k): _xy(x, f"{where}.positions.{k}") for k, x in pos.items()}}
+    if "pins" in s:
+        if game != "bar-billiards":
+            raise ScriptError(f"{where}.pins: only a bar-billiards table has pins")
+        pins = _mapping(s["pins"], f"{where}.pins")
+        out["pins"] = {str(k): (None if x in ("fallen", None) else _xy(x, f"{where}.pins.{k}")) for k, x in pins.items()}
+    if "player" in s:
+        if s["player"] not in players:
+            raise ScriptError(f"{where}.player: {s['player']!r} is not a player ({', '.join(players)})")
+        out["player"] = s["player"]
+    for k in ("banked", "trough"):
+        if k in s and game != "bar-billiards":
+            raise ScriptError(f"{where}.{k}: only bar billiards has {'banked scores' if k == 'banked' else 'a trough'}")
+    if "banked" in s:
+        banked = _mapping(s["banked"], f"{where}.banked")
+        if len(players) != 2 or set(banked) - set(players):
+            raise ScriptError(f"{where}.banked: give the banked score of each of the two players ({', '.join(players)}), got {list(banked)}")
+        for k, x in banked.items():
+            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+                raise ScriptError(f"{where}.banked.{k} must be a whole number of points, 0 or more, got {x!r}")
+        out["banked"] = {k: banked[k] for k in players if k in banked}
+    if "trough" in s:
+        trough = s["trough"]
+        if not isinstance(trough, list) or not all(isinstance(b, str) for b in trough):
+            raise ScriptError(f"{where}.trough must be a list of ball ids")
+        both = sorted(set(trough) & set(out["positions"]))
+        if both or len(set(trough)) != len(trough):
+            raise ScriptError(f"{where}.trough: a ball is listed twice or also on the table ({', '.join(both) or 'duplicate'})")
+        out["trough"] = list(trough)
+    return out
 
 
 # ---- running --------------------------------------------------------------------------------------
@@ -431,6 +511,24 @@ def _setup_world(game: str, profile: TableProfile, setup: Any, rng: np.random.Ge
     return w
 
 
+def _start_world(game: str, profile: TableProfile, start: Mapping[str, Any], rng: np.random.Generator, where: str) -> World:
+    """The world of a frame joined mid-way: the ``start`` positions; for bar billiards the ``trough``
+    balls in the trough, every other ball out of play (the trough closed: the bar has dropped) and,
+    with one ball left, the scoreboard down (the endgame, 2i)."""
+    w = _setup_world(game, profile, {"positions": start["positions"], "pins": start.get("pins", {})}, rng, "start")
+    if game != "bar-billiards":
+        return w
+    trough = set(start.get("trough", ()))
+    unknown = sorted(trough - set(profile.ball_ids))
+    if unknown:
+        raise ScriptError(f"{where}: start.trough: {', '.join(unknown)} not a ball of {profile.name}")
+    balls = tuple(b if b.on_table else replace(b, status=BallStatus.IN_TROUGH if b.id in trough else BallStatus.POCKETED)
+                  for b in w.balls)
+    in_play = len(start["positions"]) + len(trough)
+    dropped = in_play < len(profile.ball_ids)
+    return replace(w, balls=balls, trough_open=w.trough_open and not dropped, scoreboard_down=w.scoreboard_down or (dropped and in_play == 1))
+
+
 class Runner:
     """Plays steps one at a time on a world, keeping the clock, the log, the timeline pieces and the
     expectations. :func:`run_script` drives it from a script; the automatic player
@@ -450,9 +548,13 @@ class Runner:
         self.frame = -1
         self.last_events: tuple[Event, ...] = ()  # what the last step produced
 
-    def start_frame(self, setup: Any = "rack", where: str = "frame") -> World:
-        """Set up a frame (a re-rack after the first: BallPlaced for every ball on the table)."""
-        new = _setup_world(self.game, self.profile, setup, self.rng, where).at_time(self.t)
+    def start_frame(self, setup: Any = "rack", where: str = "frame", start: Mapping[str, Any] | None = None) -> World:
+        """Set up a frame (a re-rack after the first: BallPlaced for every ball on the table), or the
+        first frame joined mid-way from a script's ``start`` block."""
+        if start is not None:
+            new = _start_world(self.game, self.profile, start, self.rng, where).at_time(self.t)
+        else:
+            new = _setup_world(self.game, self.profile, setup, self.rng, where).at_time(self.t)
         placed: list[Event] = []
         if self.world is not None:
             placed = [BallPlaced(t_s=self.t, ball=b.id, xy_mm=b.xy_mm) for b in new.balls if b.on_table]
@@ -577,10 +679,10 @@ def run_script(script: Script | Mapping[str, Any] | str | Path, profile: TablePr
         seed = script.seed if script.seed is not None else 0
     runner = Runner(script.game, profile, seed, script.start_t_s, params)
     for fi, fr in enumerate(script.frames):
-        runner.start_frame(fr["setup"], f"frames[{fi}]")
+        runner.start_frame(fr["setup"], f"frames[{fi}]", script.start if fi == 0 else None)
         for si, step in enumerate(fr["steps"]):
             runner.step(step, f"frames[{fi}].steps[{si}]", si)
-    return runner.finish(script.players, script.options)
+    return runner.finish(script.players, script.engine_options)
 
 
 def make_expected(e: Mapping[str, Any], t_s: float, shot: int | None, frame: int, step: int) -> Expected:
@@ -606,6 +708,8 @@ def dumps_script(script: Script) -> str:
 
     out = {"game": script.game, "profile": script.profile, "players": list(script.players),
            "options": conv(script.options), "start_t_s": script.start_t_s, "frames": conv(list(script.frames))}
+    if script.start is not None:
+        out["start"] = conv(script.start)
     if script.title:
         out["title"] = script.title
     if script.seed is not None:

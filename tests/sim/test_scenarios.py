@@ -11,11 +11,11 @@ from cueref.sim.scenarios import SCENARIOS, scenario, scenario_names
 from cueref.sim.script import dumps_script, parse_script, run_script
 from rules import get_engine
 from rules.base import replay
-from tracking.events import BallBall, Pot, dumps_events
+from tracking.events import BallBall, BallPlaced, Pot, ShotStart, dumps_events
 
 
 def _decisions(run):
-    return [s.decision for s in replay(get_engine(run.game), run.events, run.players) if s.decision.shot is not None]
+    return [s.decision for s in replay(get_engine(run.game), run.events, run.players, run.options) if s.decision.shot is not None]
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -43,3 +43,17 @@ def test_scenarios_round_trip_through_json():
     assert "ficha_miss" in scenario_names("ficha")
     with pytest.raises(KeyError):
         scenario("nope")
+
+
+@pytest.mark.parametrize("name, order", [("ficha_both_last_balls", ["r1", "y1"]), ("ficha_both_last_balls_own_last", ["y1", "r1"])])
+def test_both_last_balls_scenes_start_mid_frame_and_drop_both(name, order):
+    run = run_script(scenario(name))
+    first = next(e for e in run.events if isinstance(e, ShotStart))
+    assert set(first.positions) == {"cue", "r1", "y1"}  # what the camera sees: the engine takes it as the table
+    assert not [e for e in run.events if isinstance(e, BallPlaced)]
+    assert run.options["start"] == "mid_frame"
+    pots = [e for e in run.events if isinstance(e, Pot)]
+    assert [p.ball for p in pots] == order and pots[1].t_s - pots[0].t_s > 0.1
+    # judged as a racked frame (no start options) the same log is a break with balls missing: another call
+    racked = [s.decision for s in replay(get_engine(run.game), run.events, run.players)]
+    assert not racked[0].frame_over

@@ -210,3 +210,63 @@ def test_the_documented_example_script_runs_and_gets_its_calls():
     for exp in run.expected:
         decision = calls[exp.shot] if exp.shot is not None else steps[-1].decision
         assert not exp.mismatches(decision), (exp, decision.explanation)
+
+
+def start_script(**start):
+    return {"game": "ficha", "players": ["A", "B"], "seed": 2,
+            "start": {"positions": {"cue": [700.0, 400.0], "r1": [300.0, 200.0], "r2": [300.0, 600.0], "y1": [1000.0, 600.0]},
+                      **start},
+            "frames": [{"steps": [{"shot": {"ball": "cue", "at": "r1", "speed_mm_s": 800.0},
+                                   "expect": {"fouls": ["wrong_ball_first"], "next_player": "A",
+                                              "note": "5.2, no break: B (yellows) plays a red first"}}]}]}
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s.update(game="brasileira"), "not brasileira"),
+    (lambda s: s["start"].update(player="C"), "'C' is not a player"),
+    (lambda s: s["start"].update(positions={}), "must list the balls"),
+    (lambda s: s["start"].update(trough=["r2"]), "only bar billiards"),
+    (lambda s: s["start"].update(banked={"A": 10}), "only bar billiards"),
+    (lambda s: s["start"].update(pins={}), "only a bar-billiards table"),
+    (lambda s: s["start"].update(colour="red"), "unknown field(s) colour"),
+    (lambda s: s.update(options={"start_shooter": "B"}), "leave them out of 'options'"),
+    (lambda s: s["frames"][0].update(setup={"positions": {"cue": [700.0, 400.0]}}), "may not have a 'setup' too"),
+])
+def test_start_block_errors_name_the_place(mutate, message):
+    s = start_script(player="B")
+    mutate(s)
+    with pytest.raises(ScriptError, match=None) as err:
+        parse_script(s, "t.yaml")
+    assert message in str(err.value) and "t.yaml" in str(err.value)
+
+
+def test_start_block_joins_a_ficha_frame_mid_way():
+    sc = parse_script(start_script(player="B"))
+    run = run_script(sc)
+    assert run.options == {"start": "mid_frame", "start_shooter": "B"}
+    first = next(e for e in run.events if isinstance(e, ShotStart))
+    assert set(first.positions) == {"cue", "r1", "r2", "y1"} and not [e for e in run.events if isinstance(e, BallPlaced)]
+    statuses = {b.id: b.status for b in run.world.balls}
+    assert statuses["r3"] is BallStatus.POCKETED and statuses["y4"] is BallStatus.POCKETED
+    decisions = [st.decision for st in replay(get_engine("ficha", FICHA), run.events, run.players, run.options)]
+    # B (yellows) plays a red first: a foul, not a break (2.4 would not apply either way)
+    assert decisions[0].player == "B" and [f.value for f in decisions[0].fouls] == ["wrong_ball_first"]
+    assert not run.expected[0].mismatches(decisions[0]) and "2.4" not in decisions[0].rules
+    again = parse_script(json.loads(dumps_script(sc)))
+    assert again.start == sc.start and dumps_events(run_script(again).events) == dumps_events(run.events)
+
+
+def test_start_block_on_a_bar_billiards_table_closes_the_trough_and_drops_the_scoreboard():
+    s = {"game": "bar-billiards", "players": ["A", "B"],
+         "start": {"positions": {"w1": [450.0, 450.0]}, "player": "B", "banked": {"A": 900, "B": 800}},
+         "frames": [{"steps": [{"wait": 1.0}]}]}
+    run = run_script(s)
+    assert run.world.scoreboard_down and not run.world.trough_open
+    assert {b.id: b.status for b in run.world.balls}["w2"] is BallStatus.POCKETED
+    assert run.options == {"start": "mid_frame", "start_player": "B", "start_balls": "w1", "start_banked": "A=900,B=800"}
+    s["start"]["trough"] = ["w2"]
+    run = run_script(s)
+    assert not run.world.scoreboard_down and not run.world.trough_open
+    assert {b.id: b.status for b in run.world.balls}["w2"] is BallStatus.IN_TROUGH
+    with pytest.raises(ScriptError, match="banked"):
+        parse_script({**s, "start": {**s["start"], "banked": {"A": -5}}})
