@@ -312,6 +312,8 @@ class Renderer:
         self.texture = _texture
         self._build_background()
         self._build_noise(np.random.default_rng([self.seed, 3]))
+        log.debug("renderer for %s at %dx%d: texture %.2f px/mm, %d lamp(s)", profile.name, *camera.size,
+                  self.texture.s, len(self.lamps))
         self._ball_bgr = {b.id: _bgr(b.rgb) for b in profile.balls}
 
     def with_camera(self, camera: CameraModel) -> "Renderer":

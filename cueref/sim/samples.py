@@ -22,7 +22,7 @@ from cueref.sim.camera import mount_camera
 from cueref.sim.clip import ClipOptions, ClipResult, make_clip
 from cueref.sim.player import generate_frame
 from cueref.sim.render import RenderOptions
-from cueref.sim.scenarios import SCENARIOS, scenario
+from cueref.sim.scenarios import scenario
 from cueref.sim.script import run_script
 
 __all__ = ["SampleSpec", "SAMPLES", "sample", "build_sample", "build_samples", "corpus_specs"]
