@@ -72,6 +72,7 @@ SAMPLES: tuple[SampleSpec, ...] = (
     _s("ficha/jump", "ficha_jump", "ficha", 16, fps=60, note="5.4 jump"),
     _s("ficha/frozen-ball-moved", "ficha_frozen_ball_moved", "ficha", 17, note="4.5 frozen ball moved"),
     _s("ficha/double-hit", "ficha_double_hit", "ficha", 18, fps=29.97, note="5.7 double hit"),
+    _s("ficha/both-last-balls", "ficha_both_last_balls", "ficha", 19, note="4.2.3.2 both last balls in one shot"),
     # Sinuca Brasileira
     SampleSpec("brasileira/frame", "brasileira", match_seed=1, seed=21, fps=25, crf=28,
                note="a whole frame: free, bonus and penalty shots as the automatic players make them"),
