@@ -25,6 +25,16 @@ Decided from camera events
     clock the bar drops ``clock_minutes`` after the first break-off's ``t_s`` (2g, 2i, league 5): a
           ball potted (or off the table, in baulk, displaced by a pin) after that is out of play.
 
+A frame joined mid-way (option ``start=mid_frame``: the camera switched on during a frame)
+    ``start_player`` (default the first player) is at the table with no break yet; ``start_banked``
+    (``"A=900,B=800"``, sides as in ``banked``) the scores banked so far; ``start_balls`` the balls
+    still in play (default all). Fewer than all means the bar has dropped (2g, 2i: the others are out
+    of play); one ball left with a gap of 200 or less (400 with the red) is the endgame (2i), over
+    the gap the frame would be over (refused). The first ``shot_start``'s ``positions`` say which
+    balls in play rest on the table (the camera's view is the truth): every other ball in play, and
+    the struck ball (always played from the D), is in the trough. The game clock of a joined frame is
+    unknown: the bar drops with a ``bar_dropped`` input.
+
 Decided from operator inputs
     2a    who breaks first: the first player given.  2b b: ``rebreak_choice`` (without one, the next
     shot's set-up tells: white on the D's centre and red on the spot means a re-break).  2d b, 3a c,
@@ -112,6 +122,7 @@ from tracking.events import (
 
 __all__ = [
     "Options",
+    "FrameStart",
     "Foul",
     "PRECEDENCE",
     "ENTIRE_SCORE",
@@ -132,6 +143,13 @@ ENDGAME_GAP = 200  # 2i: the endgame applies when the scores differ by this or l
 ENDGAME_GAP_RED = 400  # ...or by this or less when the last ball is the red
 
 
+class FrameStart(StrEnum):
+    """How the frame starts (option ``start``)."""
+
+    RACK = "rack"  # every ball in the trough, a break-off first (2b)
+    MID_FRAME = "mid_frame"  # joined mid-way (module docstring)
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """Match settings (RULES-DECISIONS.md, bar billiards), recorded in the state."""
@@ -143,6 +161,10 @@ class Options:
     edge_wait_s: float = 5.0  # 2f b: a ball on a hole's edge that drops within this counts
     tie_mm: float = 2.0  # 2c c: two balls closer than this to the same distance from the baulk line tie
     min_confidence: float = 0.6  # events less sure than this make the call pending with a question
+    start: FrameStart = FrameStart.RACK  # the frame from the start, or joined mid-way
+    start_player: str = ""  # start=mid_frame: at the table ("" = the first player)
+    start_banked: str = ""  # start=mid_frame: banked scores so far, "side=points,..." ("" = none)
+    start_balls: str = ""  # start=mid_frame: the balls still in play, comma-separated ("" = all)
 
     def __post_init__(self) -> None:
         for name in ("clock_minutes", "same_break_off_degrees", "edge_wait_s"):
@@ -264,6 +286,7 @@ class State:
     undo: "State | None" = None
     last_mode: str | None = None
     last_extra: tuple[Foul, ...] = ()
+    start_unseen: bool = False  # joined mid-way: which balls in play rest on the table is read from the first strike
 
     # ---- look-ups -----------------------------------------------------------------------------
     @property
@@ -379,7 +402,54 @@ class BarBilliardsRules:
             raise RulesError(f"{GAME}: a frame needs 2 players (singles) or 4 (doubles, order A1 B1 A2 B2), all different; got {players!r}")
         opts = parse_options(Options, options, GAME)
         st = State(players=players, options=opts, player=players[0], banked=MappingProxyType({}), trough=self.ball_order)
-        return replace(st, banked=MappingProxyType({s: 0 for s in st.sides}))
+        st = replace(st, banked=MappingProxyType({s: 0 for s in st.sides}))
+        if opts.start is FrameStart.RACK:
+            if opts.start_player or opts.start_banked or opts.start_balls:
+                raise RulesError(f"{GAME}: options start_player, start_banked and start_balls need start=mid_frame (a frame joined mid-way)")
+            return st
+        return self._joined(st, opts)
+
+    def _joined(self, st: State, opts: Options) -> State:
+        """The state of a frame joined mid-way (module docstring), before its first strike is seen."""
+        player = opts.start_player or st.players[0]
+        if player not in st.players:
+            raise RulesError(f"{GAME}: option start_player={player!r} is not a player of this frame ({', '.join(st.players)})")
+        banked = dict(st.banked)
+        for part in (x for x in opts.start_banked.split(",") if x.strip()):
+            name, _, value = part.partition("=")
+            name, value = name.strip(), value.strip()
+            if name not in banked or not value.isdigit():
+                raise RulesError(f"{GAME}: option start_banked={opts.start_banked!r}: write side=points (points 0 or more) for sides "
+                                 f"{', '.join(banked)}")
+            banked[name] = int(value)
+        names = [b.strip() for b in opts.start_balls.split(",") if b.strip()] or list(self.ball_order)
+        unknown = sorted(set(names) - set(self.ball_order))
+        if unknown:
+            raise RulesError(f"{GAME}: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
+                             f"({', '.join(self.ball_order)})")
+        if len(set(names)) != len(names):
+            raise RulesError(f"{GAME}: option start_balls names a ball twice ({opts.start_balls!r})")
+        in_play = self._sort(names)
+        bar_down = len(in_play) < len(self.ball_order)
+        endgame = False
+        if bar_down and len(in_play) == 1:
+            gap = abs(banked[st.sides[0]] - banked[st.sides[1]])
+            limit = ENDGAME_GAP_RED if in_play[0] == "red" else ENDGAME_GAP
+            if gap > limit:
+                raise RulesError(f"{GAME}: a frame joined with one ball left ({in_play[0]}) and a gap of {gap} (over {limit}) is already "
+                                 "over (2i); it cannot be joined")
+            endgame = True
+        return replace(st, player=player, banked=MappingProxyType(banked), trough=in_play,
+                       out=self._sort(set(self.ball_order) - set(in_play)), bar_down=bar_down, endgame=endgame, start_unseen=True)
+
+    def _seen_start(self, state: State, shot: Shot) -> State:
+        """A frame joined mid-way at its first strike: the balls in play the strike shows (but the
+        struck one) rest on the table, the others are in the trough."""
+        if not state.start_unseen:
+            return state
+        pos = shot.start.positions
+        table = {b: pos[b] for b in state.trough if b in pos and b != shot.struck}
+        return replace(state, table=MappingProxyType(table), trough=self._sort(set(state.trough) - set(table)), start_unseen=False)
 
     # ---- geometry ------------------------------------------------------------------------------
     def in_baulk(self, xy: XY) -> bool:
@@ -447,6 +517,7 @@ class BarBilliardsRules:
 
     def _judge(self, state: State, shot: Shot, *, mode: str | None, extra: tuple[Foul, ...], forced: tuple[Foul, ...] | None,
                current: State) -> BarBilliardsDecision:
+        state = self._seen_start(state, shot)
         self._check_playable(state, shot)
         if mode is None:
             q = self._question(state, shot)

@@ -33,6 +33,9 @@ played from the centre of the D):
 * ``bar_black_pin_down``: 3a a, the break-off knocks the black pin over (the entire score).
 * ``bar_baulk``: 3b f, the red comes back to rest in baulk.
 * ``bar_miss``: 3b d, after a scoring break-off the red, played from the D, touches no ball.
+* ``bar_endgame``: 2i, a frame joined mid-way (a ``start`` block): the bar has dropped, one white left
+  and B leads 2450 to 2300 (a gap of 150: the endgame); A plays it from the centre of the D off the
+  top cushion into the 200 and wins 2500 to 2450 (2i g).
 
 Hard cases (issue 3, item 6): ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
 to a red), ``hard_two_pots`` (a split sends two reds into the foot corners within 50 ms),
@@ -265,6 +268,18 @@ def bar_miss() -> Script:
     ], "bar billiards 3b d miss")
 
 
+def bar_endgame() -> Script:
+    return parse_script({
+        "game": "bar-billiards", "players": ["A", "B"], "title": "bar billiards 2i endgame off the cushion", "seed": 1,
+        "start": {"positions": {"w1": [450.0, 450.0]}, "player": "A", "banked": {"A": 2300, "B": 2450}},
+        "frames": [{"steps": [
+            {"shot": {"ball": "w1", "direction_deg": -55.0, "speed_mm_s": 1300.0},
+             "expect": {"fouls": [], "frame_over": True, "winner": "A",
+                        "note": "2i g: the last ball off the top cushion into the 200: A wins 2500-2450"}},
+        ]}],
+    }, "scenario 'bar_endgame'")
+
+
 SCENARIOS: dict[str, Callable[[], Script]] = {
     "ficha_miss": ficha_miss,
     "ficha_wrong_ball_first": ficha_wrong_ball_first,
@@ -283,6 +298,7 @@ SCENARIOS: dict[str, Callable[[], Script]] = {
     "bar_black_pin_down": bar_black_pin_down,
     "bar_baulk": bar_baulk,
     "bar_miss": bar_miss,
+    "bar_endgame": bar_endgame,
     "hard_near_miss": hard_near_miss,
     "hard_two_pots": hard_two_pots,
     "hard_kiss_cluster": hard_kiss_cluster,

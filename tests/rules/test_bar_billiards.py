@@ -701,3 +701,58 @@ def test_match_record_scores_each_frame():
     d, state = play(state, make_shot(state, "w1", ("hit", "w1", "w2"), ("pot", "w2", "h10"), ("pot", "w1", "h20")))
     m = m.record_state(1, state)
     assert (m.frames[0].home_score, m.frames[0].away_score) == (330, 300)
+
+
+# ---- a frame joined mid-way (option start=mid_frame) -----------------------------------------------------
+
+def test_2i_endgame_from_a_mid_frame_position_the_last_ball_off_a_cushion_into_the_200_wins():
+    st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_balls": "w3", "start_banked": "A=2300,B=2450"})
+    assert st.endgame and st.bar_down and st.next_kind == ENDGAME and st.out == tuple(b for b in BALLS if b != "w3")
+    assert dict(st.banked) == {"A": 2300, "B": 2450} and st.player == "A"
+    d, st = play(st, make_shot(st, "w3", ("cushion", "w3", "T"), ("pot", "w3", "h200")))
+    assert d.fouls == () and d.frame_over and d.winner == "A" and dict(d.banked) == {"A": 2500, "B": 2450} and "2i g" in d.rules
+
+
+def test_2i_endgame_from_a_mid_frame_position_a_pot_off_no_cushion_loses_the_entire_score():
+    st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_balls": "w3", "start_banked": "A=2300,B=2450",
+                                           "start_player": "B"})
+    d, st = play(st, make_shot(st, "w3", ("pot", "w3", "h100")))
+    assert d.player == "B" and d.fouls == (F.ENDGAME_NO_CUSHION,) and not d.frame_over and dict(d.banked)["B"] == 0
+    assert d.next_player == "A" and st.next_kind == ENDGAME
+
+
+def test_2c_c_from_a_mid_frame_position_read_off_the_first_strike_a_white_while_the_red_is_in_the_trough():
+    st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_player": "B", "start_balls": "red,w1,w2,w5"})
+    assert st.start_unseen and st.bar_down and not st.endgame
+    shot = make_shot(st, "w2", ("hit", "w2", "w1"), positions={"w1": (900.0, 300.0), "w5": (1200.0, 760.0)})
+    d, st = play(st, shot)
+    assert d.player == "B" and d.fouls == (F.RED_NOT_PLAYED,) and "2b" not in d.rules
+    assert not st.start_unseen and "w5" in st.table and "red" in st.trough
+
+
+def test_2c_a_from_a_mid_frame_position_every_ball_in_play_and_the_bar_up():
+    st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_banked": "A=120"})
+    assert not st.bar_down and not st.out and dict(st.banked) == {"A": 120, "B": 0}
+    table = {"red": (900.0, 300.0), "w1": (1200.0, 760.0), "w2": (1600.0, 380.0)}
+    d, st = play(st, make_shot(st, "w3", ("hit", "w3", "w1"), ("pot", "w1", "h50b"), positions=table))
+    assert d.fouls == () and d.next_player == "A" and d.break_score == 50 and set(st.table) >= {"red", "w2"} and "w4" in st.trough
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"start_player": "B"}, "need start=mid_frame"),
+    ({"start_banked": "A=10"}, "need start=mid_frame"),
+    ({"start": "mid_frame", "start_player": "C"}, "not a player"),
+    ({"start": "mid_frame", "start_banked": "C=10"}, "side=points"),
+    ({"start": "mid_frame", "start_banked": "A=-10"}, "side=points"),
+    ({"start": "mid_frame", "start_balls": "w1,w9"}, "w9"),
+    ({"start": "mid_frame", "start_balls": "w1,w1"}, "twice"),
+    ({"start": "mid_frame", "start_balls": "w1", "start_banked": "A=500,B=200"}, "already over"),
+])
+def test_mid_frame_start_options_are_checked(options, message):
+    with pytest.raises(RulesError, match=message):
+        ENGINE.initial_state(("A", "B"), options)
+
+
+def test_2i_a_red_left_with_a_gap_of_350_from_a_mid_frame_position_is_an_endgame():
+    st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_balls": "red", "start_banked": "A=500,B=150"})
+    assert st.endgame and st.next_kind == ENDGAME
