@@ -72,22 +72,29 @@ COMPARED = ("fouls", "next_player", "frame_over", "winner", "match_over", "match
 
 
 def compare(decisions: Sequence[Decision], expected: Sequence[dict[str, Any]]) -> list[str]:
-    """Differences between decisions and expectations, one line each (empty: all agree). Expectations
-    with a ``shot`` index match that shot's decision; others match decisions in order."""
-    by_shot = {d.shot: d for d in decisions if d.shot is not None and d.pending is None}
+    """Differences between decisions and expectations, one line each (empty: all agree).
+
+    An expectation with a ``shot`` index matches that shot's decision; one whose ``shot`` is None
+    (an operator input's call) matches the input decisions in order; one with no ``shot`` key matches
+    the decisions in order."""
+    settled = [d for d in decisions if d.pending is None]
+    by_shot = {d.shot: d for d in settled if d.shot is not None}
+    input_calls = iter([d for d in settled if d.shot is None])
     problems = []
-    ordered = [d for d in decisions if d.pending is None]
     for n, exp in enumerate(expected):
-        d = by_shot.get(exp["shot"]) if "shot" in exp else (ordered[n] if n < len(ordered) else None)
-        label = f"shot {exp['shot']}" if "shot" in exp else f"decision {n}"
+        if "shot" not in exp:
+            d, label = (settled[n] if n < len(settled) else None), f"decision {n}"
+        elif exp["shot"] is None:
+            d, label = next(input_calls, None), f"input call at {exp.get('t_s', '?')} s"
+        else:
+            d, label = by_shot.get(exp["shot"]), f"shot {exp['shot']}"
         if d is None:
             problems.append(f"{label}: expected a decision, the engine made none")
             continue
         for key in COMPARED:
             if key not in exp:
                 continue
-            got = getattr(d, key)
-            want = exp[key]
+            got, want = getattr(d, key), exp[key]
             if key == "fouls":
                 got, want = sorted(got), sorted(want)
             if got != want:

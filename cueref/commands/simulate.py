@@ -115,5 +115,6 @@ def run(args: argparse.Namespace) -> int:
         match = generate_frame(args.game, profile, seed=args.seed, max_shots=args.max_shots).run
     camera = mount_camera(profile, resolution=args.resolution, rng=np.random.default_rng([args.seed, 11]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    _report([make_clip(match, profile, camera, args.out, fps=args.fps, seed=args.seed)])
+    table_ref = args.table or (script.profile if args.what == "script" else GAMES[args.game][2])
+    _report([make_clip(match, profile, camera, args.out, fps=args.fps, seed=args.seed, profile_ref=table_ref)])
     return 0
