@@ -13,6 +13,8 @@ Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A sho
 * ``ficha_jump``: 5.4, the cue ball jumps a yellow to reach a red.
 * ``ficha_frozen_ball_moved``: 4.5, the cue ball frozen to a red is played into it.
 * ``ficha_double_hit``: 5.7, the cue touches the cue ball twice.
+* ``ficha_ball_touched``: 5.6, after A's shot B, aiming, moves a red by hand: the turn passes back to
+  A, who removes a red (the penalty) and plays on (the call comes with A's next shot, before it).
 * ``ficha_both_last_balls``: 4.2.3.2, a frame joined mid-way (a ``start`` block: one red and one
   yellow left); A's red first, the red drops, then B's yellow: B wins.
 * ``ficha_both_last_balls_own_last``: 4.2.3.1, the same start; the yellow drops first, A's red
@@ -160,6 +162,18 @@ def ficha_double_hit() -> Script:
     ], "ficha 5.7 double hit")
 
 
+def ficha_ball_touched() -> Script:
+    return _ficha({}, [
+        {"shot": {"ball": "cue", "direction_deg": _towards(_BASE["cue"], _BASE["r1"]), "speed_mm_s": 700.0},
+         "expect": {"fouls": [], "next_player": "B", "note": "a red first, no pot: B to play"}},
+        {"touch": {"ball": "r3", "velocity_mm_s": [90.0, 0.0]},
+         "expect": {"fouls": ["ball_touched"], "next_player": "A", "note": "5.6: B moves a red by hand while aiming"}},
+        {"remove": {"ball": "r4"}},
+        {"shot": {"ball": "cue", "at": "r2", "speed_mm_s": 900.0},
+         "expect": {"fouls": [], "note": "A plays on after the removal"}},
+    ], "ficha 5.6 ball touched by hand")
+
+
 def ficha_both_last_balls() -> Script:
     cue, red, yellow = (900.0, 420.0), (1250.0, 650.0), (760.0, 50.0)
     return _ficha_start({"cue": cue, "r1": red, "y1": yellow}, [
@@ -289,6 +303,7 @@ SCENARIOS: dict[str, Callable[[], Script]] = {
     "ficha_jump": ficha_jump,
     "ficha_frozen_ball_moved": ficha_frozen_ball_moved,
     "ficha_double_hit": ficha_double_hit,
+    "ficha_ball_touched": ficha_ball_touched,
     "ficha_both_last_balls": ficha_both_last_balls,
     "ficha_both_last_balls_own_last": ficha_both_last_balls_own_last,
     "brasileira_opening_reset": brasileira_opening_reset,

@@ -40,7 +40,9 @@ out of play (the bar has dropped: the trough is closed), and with one ball left 
 down (the endgame, 2i). No event is written for the starting position.
 
 Every step may carry ``pause_s`` (the time after it before the next step; default 1.2 s after a shot,
-0.4 s after anything else) and ``expect`` (the decision a referee must give for that shot or input:
+0.4 s after anything else); shots, inputs and touches an ``expect`` (the decision a referee must give
+for that shot, input or ball touched by hand - the last is called with the next shot, before it: in
+ficha the shot decision's ``prior`` call; ``Expected.before_shot`` marks it;
 ``fouls`` as the rules engine's snake_case names, ``next_player``, ``frame_over``, ``winner``, and a
 free-text ``note``; fields left out are not checked). Errors name the frame, the step and the field.
 """
@@ -170,6 +172,7 @@ class Expected:
     winner: str | None = None
     note: str = ""
     checks: tuple[str, ...] = ()
+    before_shot: bool = False  # the call on a hand action (a touch), made with shot ``shot`` before it
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"t_s": round(self.t_s, 6), "shot": self.shot, "frame": self.frame, "step": self.step}
@@ -178,6 +181,8 @@ class Expected:
             d[k] = list(v) if isinstance(v, tuple) else v
         if self.note:
             d["note"] = self.note
+        if self.before_shot:
+            d["before_shot"] = True
         return d
 
     def mismatches(self, decision: Any) -> list[str]:
@@ -424,8 +429,8 @@ def parse_script(data: Any, source: str = "script") -> Script:
             if "pause_s" in st:
                 step["pause_s"] = _num(st["pause_s"], f"{sw}.pause_s", 0.0, 600.0)
             if "expect" in st:
-                if kind not in ("shot", "aim", "input"):
-                    raise ScriptError(f"{sw}: only shots and operator inputs carry an 'expect'")
+                if kind not in ("shot", "aim", "input", "touch"):
+                    raise ScriptError(f"{sw}: only shots, operator inputs and touches carry an 'expect'")
                 step["expect"] = _parse_expect(st["expect"], f"{sw}.expect", game, pl, fouls)
             norm.append(step)
         out["frames"].append({"setup": setup, "steps": norm, "note": str(f.get("note", ""))})
@@ -621,6 +626,8 @@ class Runner:
             elif kind == "touch":
                 self._hand(touch_ball(world, step["ball"], step["velocity_mm_s"], t, params=self.params, rng=self.rng), pause)
                 produced.extend(self.last_events)
+                if "expect" in step:  # called with the next shot (its index now), before it
+                    self.expected.append(make_expected(step["expect"], t, self.shot_index, self.frame, index, before_shot=True))
             elif kind == "input":
                 ev = event_from_dict({**step["input"], "t_s": t})
                 self.events.append(ev)
@@ -685,12 +692,12 @@ def run_script(script: Script | Mapping[str, Any] | str | Path, profile: TablePr
     return runner.finish(script.players, script.engine_options)
 
 
-def make_expected(e: Mapping[str, Any], t_s: float, shot: int | None, frame: int, step: int) -> Expected:
+def make_expected(e: Mapping[str, Any], t_s: float, shot: int | None, frame: int, step: int, before_shot: bool = False) -> Expected:
     checks = tuple(k for k in ("fouls", "next_player", "frame_over", "winner") if k in e)
     return Expected(
         t_s=t_s, shot=shot, frame=frame, step=step,
         fouls=tuple(e.get("fouls", ())), next_player=e.get("next_player"), frame_over=bool(e.get("frame_over", False)),
-        winner=e.get("winner"), note=e.get("note", ""), checks=checks,
+        winner=e.get("winner"), note=e.get("note", ""), checks=checks, before_shot=before_shot,
     )
 
 

@@ -59,7 +59,7 @@ def ficha_script(**extra):
     (lambda s: s["frames"][0]["steps"][0]["expect"].update(next_player="C"), "'C' is not a player"),
     (lambda s: s["frames"][0]["steps"][3]["place"].update(xy_mm=[1.0]), "must be [x_mm, y_mm]"),
     (lambda s: s["frames"][0]["steps"][5]["input"].update(kind="pot"), "must be an operator input"),
-    (lambda s: s["frames"][0]["steps"][3].update(expect={"fouls": []}), "only shots and operator inputs"),
+    (lambda s: s["frames"][0]["steps"][3].update(expect={"fouls": []}), "only shots, operator inputs and touches"),
     (lambda s: s["frames"][0]["steps"][0]["shot"].update(side=0.5, top=0.5), "miscue"),
 ])
 def test_script_errors_name_the_place(mutate, message):
@@ -270,3 +270,15 @@ def test_start_block_on_a_bar_billiards_table_closes_the_trough_and_drops_the_sc
     assert {b.id: b.status for b in run.world.balls}["w2"] is BallStatus.IN_TROUGH
     with pytest.raises(ScriptError, match="banked"):
         parse_script({**s, "start": {**s["start"], "banked": {"A": -5}}})
+
+
+def test_a_touch_carries_the_expectation_of_its_call_made_before_the_next_shot():
+    s = ficha_script()
+    s["frames"][0]["steps"][1]["expect"] = {"fouls": ["ball_touched"], "next_player": "A", "note": "5.6"}
+    run = run_script(s)
+    touch = [e for e in run.expected if e.before_shot]
+    assert len(touch) == 1 and touch[0].shot == 1 and touch[0].to_dict()["before_shot"] is True
+    assert not [e for e in run.expected if not e.before_shot and e.shot == 1]
+    s["frames"][0]["steps"][2]["expect"] = {"fouls": []}
+    with pytest.raises(ScriptError, match="only shots, operator inputs and touches"):
+        parse_script(s)
