@@ -261,7 +261,9 @@ class CalibrationKeeper:
         return KeeperState(t_s, self.calibration, False, "suspect", res)
 
     def _refit(self, res: CheckResult) -> Calibration:
-        """The calibration with its cushion lines refitted to the measured nose points (same lens)."""
+        """The calibration with its cushion lines refitted to the measured nose points (same lens; the
+        camera centre used for parallax stays that of the last full calibration, refreshed every
+        ``refresh_s``)."""
         cal = self.calibration
         assert cal is not None
         lines = []

@@ -16,7 +16,7 @@ from tests.calibration._views import corner_errors_mm, project, view
     pytest.param(("ficha", (1280, 720), 1300.0, 9.0, 30.0, 2.0, -0.25, 2, True), id="ficha 720p tilt 9 k1 -0.25 low light"),
     pytest.param(("brasileira", (1920, 1080), 2000.0, 5.0, 200.0, -3.0, -0.1, 3, False), id="brasileira 1080p"),
 ])
-def test_automatic_corners_within_2mm_and_pockets_found(args):
+def test_automatic_corners_within_3mm_and_pockets_found(args):
     v = view(*args)
     cal = calibrate_image(v.image, v.profile)
     err = corner_errors_mm(cal, v)
