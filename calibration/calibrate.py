@@ -336,7 +336,7 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     return cal.with_residuals(
         landmarks_found_mm={name: [round(float(c[0]), 2), round(float(c[1]), 2)] for name, (c, _) in {**found, **pins}.items()},
         pins_mm={name: round(r, 3) for name, (_, r) in pins.items()},
-        line_rms_px={k_: round(v, 4) for k_, v in rms.items()},
+        line_rms_px={side: round(v, 4) for side, v in rms.items()},
         straightness_rms_px={"before": round(straight[0], 4), "after": round(straight[1], 4)},
         landmarks_mm=lm, landmark_rms_mm=round(float(np.sqrt(np.mean(np.square(list(lm.values()))))), 3) if lm else None,
     )
