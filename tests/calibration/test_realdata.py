@@ -50,3 +50,14 @@ def test_hand_held_camera_is_followed():
     kept = np.linalg.norm(keeper.calibration.corners_px - end.corners_px, axis=1)
     assert drift.max() > 30.0  # the camera really moved
     assert kept.max() < 12.0, kept  # and the kept calibration moved with it
+
+
+IPI = REALDATA / "ipi-final-br" / "Pool1.avi"
+
+
+@pytest.mark.skipif(not IPI.exists(), reason="real clip from frapsMatheus/IPI_FINAl (ipi-final-br) not present in ../shared/realdata")
+def test_a_table_partly_out_of_view_is_refused_not_guessed():
+    from calibration.homography import CalibrationError
+
+    with pytest.raises(CalibrationError):
+        calibrate_frames(frames_of(IPI, 3), profile_from_spec("1420x810"))
