@@ -31,3 +31,20 @@ def test_calls_come_before_camera_events_at_the_same_time():
     calls = [Nomination(t_s=2.0, ball="red", pocket="TL"), Nomination(t_s=5.0, ball="blue", pocket="TM")]
     merged = merge_by_time(camera, [calls])
     assert [type(e).__name__ for e in merged] == ["Nomination", "ShotStart", "AtRest", "Nomination"]
+
+
+def test_a_call_before_the_shot_is_read_from_prior():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class WithPrior(Decision):
+        prior: tuple = ()
+
+    touched = Decision(t_s=0.5, shot=None, player="B", fouls=("touched",), next_player="A")
+    shot = WithPrior(t_s=1.0, shot=3, player="A", next_player="A", prior=(touched,))
+    assert compare([shot], [{"shot": 3, "before_shot": True, "fouls": ["touched"], "next_player": "A"}]) == []
+    problems = compare([shot], [{"shot": 3, "before_shot": True, "fouls": ["miss"]}])
+    assert problems and problems[0].startswith("shot 3 (the call before it): fouls expected ['miss']")
+    assert compare([WithPrior(t_s=1.0, shot=3, player="A")], [{"shot": 3, "before_shot": True}]) == [
+        "shot 3 (the call before it): expected a decision, the engine made none"
+    ]

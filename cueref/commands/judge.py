@@ -76,7 +76,8 @@ def compare(decisions: Sequence[Decision], expected: Sequence[dict[str, Any]]) -
 
     An expectation with a ``shot`` index matches that shot's decision; one whose ``shot`` is None
     (an operator input's call) matches the input decisions in order; one with no ``shot`` key matches
-    the decisions in order."""
+    the decisions in order. ``before_shot: true`` marks the call on something that happened between
+    shots (a ball touched while aiming), which an engine reports in the shot decision's ``prior``."""
     settled = [d for d in decisions if d.pending is None]
     by_shot = {d.shot: d for d in settled if d.shot is not None}
     input_calls = iter([d for d in settled if d.shot is None])
@@ -88,6 +89,9 @@ def compare(decisions: Sequence[Decision], expected: Sequence[dict[str, Any]]) -
             d, label = next(input_calls, None), f"input call at {exp.get('t_s', '?')} s"
         else:
             d, label = by_shot.get(exp["shot"]), f"shot {exp['shot']}"
+        if d is not None and exp.get("before_shot"):
+            prior = getattr(d, "prior", ())
+            d, label = (prior[0] if prior else None), f"{label} (the call before it)"
         if d is None:
             problems.append(f"{label}: expected a decision, the engine made none")
             continue

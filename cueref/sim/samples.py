@@ -73,6 +73,8 @@ SAMPLES: tuple[SampleSpec, ...] = (
     _s("ficha/frozen-ball-moved", "ficha_frozen_ball_moved", "ficha", 17, note="4.5 frozen ball moved"),
     _s("ficha/double-hit", "ficha_double_hit", "ficha", 18, fps=29.97, note="5.7 double hit"),
     _s("ficha/both-last-balls", "ficha_both_last_balls", "ficha", 19, note="4.2.3.2 both last balls in one shot"),
+    _s("ficha/both-last-balls-own-last", "ficha_both_last_balls_own_last", "ficha", 20, note="4.2.3.1 both last balls, the shooter's last"),
+    _s("ficha/ball-touched", "ficha_ball_touched", "ficha", 10, note="5.6 ball touched by hand"),
     # Sinuca Brasileira
     SampleSpec("brasileira/frame", "brasileira", match_seed=1, seed=21, fps=25, crf=28,
                note="a whole frame: free, bonus and penalty shots as the automatic players make them"),
@@ -86,6 +88,7 @@ SAMPLES: tuple[SampleSpec, ...] = (
     _s("bar-billiards/black-pin-down", "bar_black_pin_down", "bar-billiards", 33, note="3a a black pin down"),
     _s("bar-billiards/baulk", "bar_baulk", "bar-billiards", 34, note="3b f red back in baulk"),
     _s("bar-billiards/miss", "bar_miss", "bar-billiards", 35, note="3b d miss"),
+    _s("bar-billiards/endgame", "bar_endgame", "bar-billiards", 36, note="2i endgame shot off the cushion"),
     # Hard cases (item 6)
     _s("hard/near-miss", "hard_near_miss", "ficha", 41, resolution=(1920, 1080), note="the cue ball passes 2 mm from a ball"),
     _s("hard/two-pots", "hard_two_pots", "ficha", 42, fps=60, note="two pots within 50 ms"),
