@@ -67,22 +67,30 @@ def test_events_check_the_documented_example():
     assert r.returncode == 0 and "valid, 9 events" in r.stdout
 
 
-def test_referee_says_which_stage_is_missing(tmp_path):
+def test_referee_calibrates_a_sample_then_says_which_stage_is_missing(tmp_path):
+    from cueref.commands.referee import missing_stages
+
+    r = cueref("referee", "sample_videos/ficha/miss.mp4", "--game", "ficha", "--out", str(tmp_path))
+    assert "Traceback" not in r.stderr
+    assert "found the ficha table automatically" in r.stdout
+    assert (tmp_path / "calibration.json").exists()
+    if missing_stages():
+        assert r.returncode == 2
+        assert "opens and decodes (1280x720)" in r.stdout and "cueref judge" in r.stdout
+
+
+def test_referee_on_a_video_with_no_table_says_so(tmp_path):
     import numpy as np
 
     from cueref.video import VideoWriter
 
-    clip = tmp_path / "clip.mp4"
+    clip = tmp_path / "black.mp4"
     with VideoWriter(clip, fps=30) as w:
-        for i in range(5):
-            w.write(np.full((48, 64, 3), 40 * i, np.uint8))
-    r = cueref("referee", str(clip), "--game", "ficha")
-    assert "Traceback" not in r.stderr
-    from cueref.commands.referee import missing_stages
-
-    if missing_stages():
-        assert r.returncode == 2
-        assert "opens and decodes (64x48)" in r.stdout and "cueref judge" in r.stdout
+        for _ in range(3):
+            w.write(np.zeros((120, 160, 3), np.uint8))
+    r = cueref("referee", str(clip), "--game", "ficha", "--out", str(tmp_path / "out"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "cueref referee: error:" in r.stderr
 
 
 @pytest.mark.parametrize("content, message", [(b"", "not a video"), (b"hello, not a video", "not a video")])

@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import logging
+from pathlib import Path
 
+from calibration import calfile
+from calibration.calibrate import calibrate_image
 from calibration.table import resolve_profile
 from cueref.cli import UserError
 from cueref.commands.judge import parse_option_args
@@ -39,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", default="A,B", help="comma-separated player names in break order (default A,B)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rules option (repeatable)")
     p.add_argument("--calibration", help="a CAL.json from `cueref calibrate` (default: calibrate automatically)")
-    p.add_argument("--out", help="folder for the event log, decisions and report (default: next to the video)")
+    p.add_argument("--out", help="folder for the calibration, event log, decisions and report (default: cueref-out/VIDEO-NAME/)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,10 +57,21 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.video}: the video holds no frame")
         log.info("%s: %dx%d, %s fps, %s frames", args.video, reader.width, reader.height,
                  f"{reader.fps:.3f}" if reader.fps else "unknown", reader.frame_count or "unknown")
+    out = Path(args.out) if args.out else Path("cueref-out") / Path(str(args.video)).stem
+    out.mkdir(parents=True, exist_ok=True)
+    if args.calibration:
+        cal = calfile.load(args.calibration)
+        print(f"calibration: {args.calibration} ({cal.method})")
+    else:
+        cal = calibrate_image(first.image, profile)
+        cal_path = calfile.save(cal, out / "calibration.json", source={"video": str(args.video), "t_s": first.t_s})
+        rms = cal.residuals.get("landmark_rms_mm")
+        print(f"calibration: found the {profile.name} table automatically in the first frame "
+              f"(landmark residual {rms if rms is not None else 'n/a'} mm) -> {cal_path}")
     missing = missing_stages()
     if missing:
         print(
-            f"cueref referee: {args.video} opens and decodes ({reader.width}x{reader.height}), and the {args.game} rules "
+            f"cueref referee: {args.video} opens and decodes ({reader.width}x{reader.height}), the table is calibrated, and the {args.game} rules "
             f"engine is ready, but this build has no {' or '.join(missing)} stage yet, so no event can be inferred "
             "from video. To referee a match whose events are logged, run: cueref judge EVENTS.jsonl "
             f"--game {args.game} (sample logs: sample_videos/*/*.events.jsonl)."
