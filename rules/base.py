@@ -51,8 +51,6 @@ __all__ = [
     "first_contact",
     "pots_in_order",
     "cushions_before",
-    "events_of",
-    "low_confidence",
 ]
 
 
@@ -169,8 +167,6 @@ class Decision:
 
         return {f.name: conv(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
-
-S = TypeVar("S")
 
 
 @runtime_checkable
@@ -306,11 +302,6 @@ def replay(engine: GameRules, events: Iterable[Event], players: Sequence[str], o
 # ---- queries every engine needs -----------------------------------------------------------------------
 
 
-def events_of(shot: Shot, *kinds: type[Event]) -> tuple[Event, ...]:
-    """The shot's camera events of the given classes, in time order."""
-    return tuple(e for e in shot.events if isinstance(e, kinds))
-
-
 def first_contact(shot: Shot, ball: str | None = None) -> BallBall | None:
     """The first ball-ball contact of the struck ball (or of ``ball``), or None for a miss."""
     who = ball or shot.struck
@@ -334,11 +325,6 @@ def cushions_before(shot: Shot, t_s: float, ball: str | None = None) -> tuple[Ba
     """Cushion contacts of the struck ball (or ``ball``) strictly before ``t_s``."""
     who = ball or shot.struck
     return tuple(e for e in shot.events if isinstance(e, BallCushion) and e.ball == who and e.t_s < t_s)
-
-
-def low_confidence(shot: Shot, threshold: float) -> tuple[Event, ...]:
-    """Events of the shot the camera is not sure of (confidence below ``threshold``)."""
-    return tuple(e for e in shot.events if e.confidence < threshold)
 
 
 def frozen_map(d: Mapping[str, Any] | None = None, **kw: Any) -> Mapping[str, Any]:

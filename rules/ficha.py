@@ -796,7 +796,6 @@ class FichaRules:
         opp = 1 - side
         cue = s.cue
         pos = shot.start_positions
-        r = self.radius_mm
         if shot.struck not in s.balls.on_table:
             raise RulesError(f"ficha: shot {shot.index} at {shot.t_s:.2f}s strikes {shot.struck}, which is not on the table ({s.balls.where(shot.struck)})")
         target_side = opp if s.clearing == side else side

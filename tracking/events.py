@@ -52,7 +52,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, TextIO, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Iterable, Mapping, TextIO, Union, get_args, get_origin, get_type_hints
 
 __all__ = [
     "XY",
@@ -640,8 +640,3 @@ def read_events(path: str | Path) -> tuple[LogHeader | None, list[Event]]:
             return parse_events(fh, str(path))
     except UnicodeDecodeError as e:
         raise EventLogError(f"not a UTF-8 text file ({e.reason})", None, str(path)) from None
-
-
-def iter_kind(events: Iterable[Event], *kinds: type[Event]) -> Iterator[Event]:
-    """The events of the given classes, in order."""
-    return (e for e in events if isinstance(e, kinds))

@@ -71,7 +71,6 @@ def pot_geometry(world: World, ball: str, pocket: str, cue: str | None = None,
     ball) from where it lies (or from ``cue_xy_mm``, a ball in hand); None when the cut is too thin or
     a path is blocked."""
     prof = world.profile
-    R = prof.ball_radius_mm
     cue = cue or prof.cue_ball
     if cue is None or cue == ball:
         return None
