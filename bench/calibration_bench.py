@@ -16,7 +16,9 @@ calibrated with the table's profile only, and compared with the true camera:
   the corner error of the new calibration.
 
 The bar (issue 4): every frame calibrated, median corner error < 1.5 mm, worst < 4 mm, landmark
-residual < 2 mm. Usage: ``python bench/calibration_bench.py [--frames 30] [--workers 2] [--json out.json]``.
+residual < 2 mm. Usage: ``python bench/calibration_bench.py [--frames 30] [--workers 2] [--json out.json]``;
+``--tables brasileira --seeds 14 26 --no-bump`` reruns only some frames of one table (a subset does not
+judge the bar: it prints ``subset``).
 """
 
 from __future__ import annotations
@@ -121,15 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=30, help="generated frames per table (default 30)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--tables", nargs="+", default=list(TABLES))
+    ap.add_argument("--seeds", nargs="+", type=int, help="only these frames (seeds 0..frames-1), e.g. to rerun failures")
+    ap.add_argument("--no-bump", action="store_true", help="skip the bumped clips")
     ap.add_argument("--json", help="write every frame's figures to this file")
     args = ap.parse_args(argv)
-    jobs = [(t, s) for t in args.tables for s in range(args.frames)]
+    seeds = args.seeds if args.seeds is not None else list(range(args.frames))
+    jobs = [(t, s) for t in args.tables for s in seeds]
     t0 = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
         rows = list(pool.map(one_frame, jobs))
-        bumps = list(pool.map(one_bump, args.tables))
+        bumps = [] if args.no_bump else list(pool.map(one_bump, args.tables))
     passed = True
-    print(f"calibration benchmark: {args.frames} generated frames per table ({time.time() - t0:.0f} s)")
+    print(f"calibration benchmark: {len(seeds)} generated frames per table ({time.time() - t0:.0f} s)")
     print(f"{'table':15s} {'calibrated':>10s} {'corner med':>10s} {'corner max':>10s} {'landmark med':>12s} "
           f"{'landmark max':>12s} {'ball max':>9s} {'no-parallax':>11s}")
     for table in args.tables:
@@ -144,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in mine:
             if not r["ok"]:
                 print(f"    refused seed {r['seed']} ({r['resolution']}): {r['error']}")
+            elif max(r["corner_err_mm"]) >= 4.0:
+                print(f"    seed {r['seed']} ({r['resolution']}): worst corner {max(r['corner_err_mm']):.2f} mm")
         passed &= len(ok) == len(mine) and np.median(errs) < 1.5 and errs.max() < 4.0 and np.median(lms) < 2.0
     print("bump (0.8 degrees, 15 mm, at 1.0 s):")
     for b in bumps:
@@ -152,12 +159,13 @@ def main(argv: list[str] | None = None) -> int:
               f"corner error after {b['corner_err_after_mm'] if b['corner_err_after_mm'] is not None else float('nan'):.2f} mm; "
               f"cushion check {b['check_ms']:.2f} ms/frame at {b['resolution']}")
         passed &= b["detected_after_s"] is not None and b["detected_after_s"] <= 1.0 and (b["corner_err_after_mm"] or 99) < 4.0
+    subset = args.seeds is not None or args.no_bump
     print("bar (every frame calibrated, median < 1.5 mm, worst < 4 mm, landmark < 2 mm, bump found < 1 s):",
-          "MET" if passed else "NOT MET")
+          "subset, not judged" if subset else "MET" if passed else "NOT MET")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"frames": rows, "bumps": bumps}, f, indent=1)
-    return 0 if passed else 1
+    return 0 if passed or subset else 1
 
 
 if __name__ == "__main__":

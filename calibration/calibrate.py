@@ -29,7 +29,7 @@ from typing import Iterable, Mapping
 
 import cv2
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, least_squares
 
 from calibration import detect
 from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, focal_from_homography,
@@ -67,6 +67,10 @@ class CalibrationConfig:
     estimate_distortion: bool = True  # fit k1, k2 from the cushion lines' straightness
     refine_with_landmarks: bool = True  # let pockets/holes found near their place refine the homography
     refine_max_mm: float = 8.0  # only landmarks found this close to the profile's place take part
+    refine_profiles: int = 300  # profiles across each side in the second, narrow search
+    across_px: int = 1  # each profile of the second search averages 2 * across_px + 1 parallel ones
+    joint_lens: bool = True  # refine homography, k1, k2 and the principal point together from the cushion edge points
+    principal_sigma: float = 0.005  # prior on the principal point's offset from the picture's centre, share of the width
 
 
 def landmarks_mm(profile: TableProfile) -> dict[str, tuple[float, float]]:
@@ -115,6 +119,60 @@ def _lines(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, cfg: 
         rms[s.side] = r
         inliers.append(s.points_px[keep])
     return lines, rms, inliers
+
+
+def _joint_lens(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, hom: Homography,
+                profile: TableProfile, cfg: CalibrationConfig) -> tuple[np.ndarray, np.ndarray, Homography]:
+    """Homography, k1, k2 and the principal point fitted together (issue 4 item 1) so that every
+    cushion edge point (the inliers of its side's line) maps onto its side of the playing surface
+    (residuals in mm, soft-L1), with a prior keeping the principal point near the picture's centre
+    (``cfg.principal_sigma`` of the width): a lens whose centre is off bends the four sides unevenly,
+    which the straightness fit alone, centred on the picture, cannot follow. The focal length stays
+    fixed (it only rescales k1, k2 here). Sides with too few points leave the lens as it was."""
+    L, W = profile.length_mm, profile.width_mm
+    pts, axis, target = [], [], []
+    for s, (ax, val) in zip(sides, ((1, 0.0), (0, L), (1, W), (0, 0.0))):
+        if len(s.points_px) < 12:
+            return k, dist, hom
+        u = undistort_px(s.points_px, k, dist)
+        _, _, keep = detect.fit_line(u)
+        pts.append(s.points_px[keep])
+        axis.append(np.full(keep.sum(), ax))
+        target.append(np.full(keep.sum(), val))
+    p = np.concatenate(pts)
+    ax = np.concatenate(axis)
+    tgt = np.concatenate(target)
+    rows = np.arange(len(p))
+    m0 = hom.matrix / hom.matrix[2, 2]
+    c0 = np.array([k[0, 2], k[1, 2]])
+    sigma_px = cfg.principal_sigma * 2 * c0[0]
+    # Normalise pixels so the homography's parameters are of similar size.
+    t = np.array([[1 / c0[0], 0, -1.0], [0, 1 / c0[0], -c0[1] / c0[0]], [0, 0, 1.0]])
+    s_mm = np.diag([1 / L, 1 / L, 1.0])
+    g0 = s_mm @ m0 @ np.linalg.inv(t)
+    g0 = g0 / g0[2, 2]
+
+    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        kk = k.copy()
+        kk[0, 2], kk[1, 2] = c0 + x[10:12] * sigma_px
+        dd = dist.copy()
+        dd[0], dd[1] = x[8], x[9]
+        g = np.r_[x[:8], 1.0].reshape(3, 3)
+        return kk, dd, np.linalg.inv(s_mm) @ g @ t
+
+    def resid(x: np.ndarray) -> np.ndarray:
+        kk, dd, m = unpack(x)
+        u = cv2.undistortPoints(p.reshape(-1, 1, 2), kk, dd, None, None, kk,
+                                (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
+        q = np.c_[u, np.ones(len(u))] @ m.T
+        mm = q[:, :2] / q[:, 2:3]
+        return np.r_[mm[rows, ax] - tgt, x[10:12]]
+
+    x0 = np.r_[g0.ravel()[:8], dist[0], dist[1], 0.0, 0.0]
+    sol = least_squares(resid, x0, loss="soft_l1", f_scale=1.0, x_scale="jac")
+    kk, dd, m = unpack(sol.x)
+    log.debug("joint lens fit: principal point %s, k1 k2 %s, cost %.3g", kk[:2, 2], dd[:2], sol.cost)
+    return kk, dd, Homography(m)
 
 
 def _corners_from_lines(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -295,8 +353,13 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
             # Second pass: search again in a narrow band around the nose lines found.
             k_, dist_ = k, dist
             sides = detect.side_edges(gray, corners_und, 0.04, skip, outside_fraction=0.03, segments=2,
-                                      warp=lambda p: distort_px(p, k_, dist_))
+                                      warp=lambda p: distort_px(p, k_, dist_), n=config.refine_profiles,
+                                      across_px=config.across_px)
     hom = Homography.from_correspondences(corners_und, np.array(profile.corners_mm))
+    if config.joint_lens and dist_coeffs is None and camera_matrix is None and config.estimate_distortion:
+        k, dist, hom = _joint_lens(sides, k, dist, hom, profile, config)
+        lines, rms, _ = _lines(sides, k, dist, config)
+        corners_und = hom.inverse(np.array(profile.corners_mm))
     if focal_source == "default" and not camera_height_mm:
         f_est = _steady_focal(corners_und, profile, (k[0, 2], k[1, 2]))
         if f_est is not None and config.min_focal_per_width * w_img <= f_est <= config.max_focal_per_width * w_img:
