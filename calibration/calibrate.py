@@ -8,7 +8,9 @@ Automatic, :func:`calibrate_image`:
 2. on ~90 profiles across each side, the cushion nose is the first strong edge met coming from the
    cloth (sub-pixel); pocket mouths are skipped using the profile's pocket sizes;
 3. radial distortion (k1, k2) is fitted so the four sets of edge points are straight; robust lines are
-   fitted to the undistorted points and intersected into the four playing-surface corners;
+   fitted to the undistorted points and intersected into the four playing-surface corners; a second,
+   narrow search on dense averaged profiles follows, then the homography, k1, k2 and the principal
+   point are fitted together to all edge points (:func:`_joint_lens`);
 4. the homography corners (undistorted px) -> corners (mm) follows; the focal length is estimated from
    it when the view has enough perspective (else given, or a default), and ``cv2.solvePnP`` places
    the camera (its height, for parallax, item 6);
