@@ -65,6 +65,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         q.add_argument("--fps", type=float, default=30.0)
 
 
+def _frame_bar(desc: str):
+    """A ``progress(n, total)`` callback that drives a per-clip frame bar under the clip bar."""
+    bar: tqdm | None = None
+
+    def update(n: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=desc, unit="frame", leave=False)
+        bar.update(1)
+        if n + 1 == total:
+            bar.close()
+
+    return update
+
+
 def _report(results) -> None:
     for r in results:
         print(f"{r.video_path}: {r.n_frames} frames at {float(r.fps):.3f} fps ({r.duration_s:.1f} s); truth {r.truth_path.name}, log {r.events_path.name}")
@@ -83,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             S.sample(n)  # unknown names fail before any work
         results = []
         for name in tqdm(names, desc="samples", unit="clip"):
-            results.append(S.build_sample(S.sample(name), args.out))
+            results.append(S.build_sample(S.sample(name), args.out, progress=_frame_bar(name)))
         _report(results)
         return 0
     if args.what == "corpus":
@@ -94,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if args.per_game < 1:
             raise ValueError("--per-game must be at least 1")
         specs = S.corpus_specs(games, args.per_game, args.seed, args.resolution, args.fps, args.max_shots)
-        results = [S.build_sample(spec, args.out) for spec in tqdm(specs, desc="corpus", unit="clip")]
+        results = [S.build_sample(spec, args.out, progress=_frame_bar(spec.name)) for spec in tqdm(specs, desc="corpus", unit="clip")]
         _report(results)
         return 0
 
@@ -116,5 +131,6 @@ def run(args: argparse.Namespace) -> int:
     camera = mount_camera(profile, resolution=args.resolution, rng=np.random.default_rng([args.seed, 11]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table_ref = args.table or (script.profile if args.what == "script" else GAMES[args.game][2])
-    _report([make_clip(match, profile, camera, args.out, fps=args.fps, seed=args.seed, profile_ref=table_ref)])
+    _report([make_clip(match, profile, camera, args.out, fps=args.fps, seed=args.seed, profile_ref=table_ref,
+                       progress=_frame_bar(args.out.name))])
     return 0

@@ -31,7 +31,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -363,13 +363,15 @@ def _play(script: Any, profile: TableProfile, seed: int) -> MatchRun:
 
 def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
               out_path: str | Path, fps: float | int | Fraction = 30, seed: int = 0,
-              options: ClipOptions | None = None, profile_ref: str | None = None) -> ClipResult:
+              options: ClipOptions | None = None, profile_ref: str | None = None,
+              progress: Callable[[int, int], None] | None = None) -> ClipResult:
     """Render a played match (or play a script first) to ``out_path`` (.mp4) with its truth and log.
 
     ``seed`` drives the choreography, the textures, the lamps and the sensor noise; with the same
     match, camera, fps, options and seed, the truth and event files come out byte-for-byte equal.
     ``profile_ref`` is how the log header and the truth name the table (a built-in name, a file or
-    a spec string that :func:`calibration.table.resolve_profile` reads back); default its name."""
+    a spec string that :func:`calibration.table.resolve_profile` reads back); default its name.
+    ``progress(n, total)`` is called before frame ``n`` of ``total`` is rendered (for a progress bar)."""
     options = options or ClipOptions()
     if isinstance(run, (str, Path, Mapping)) or not hasattr(run, "timeline"):
         run = _play(run, profile, seed)  # a script (file, mapping or Script), not yet played
@@ -393,7 +395,9 @@ def make_clip(run: MatchRun | Any, profile: TableProfile, camera: CameraModel,
     last_key: Any = None
     canvas = renderer.background
     with VideoWriter(out_path, rate, size=camera.size, crf=options.crf) as writer:
-        for t in times:
+        for n, t in enumerate(times):
+            if progress is not None:
+                progress(n, len(times))
             if bumped is not None and current is renderer and t >= options.bump_at_s:  # type: ignore[operator]
                 current = bumped
                 recorder.camera_changed(float(options.bump_at_s), bumped.camera)  # type: ignore[arg-type]

@@ -109,8 +109,10 @@ def sample(name: str) -> SampleSpec:
     raise KeyError(f"unknown sample {name!r}: {', '.join(s.name for s in SAMPLES)}")
 
 
-def build_sample(spec: SampleSpec, out_dir: str | Path) -> ClipResult:
-    """Play (or stage) the match of ``spec`` and render it under ``out_dir``."""
+def build_sample(spec: SampleSpec, out_dir: str | Path,
+                 progress: Callable[[int, int], None] | None = None) -> ClipResult:
+    """Play (or stage) the match of ``spec`` and render it under ``out_dir`` (``progress`` as in
+    :func:`cueref.sim.clip.make_clip`)."""
     if spec.scenario is not None:
         script = scenario(spec.scenario)
         profile = resolve_profile(spec.profile or script.profile)
@@ -123,7 +125,7 @@ def build_sample(spec: SampleSpec, out_dir: str | Path) -> ClipResult:
     out.parent.mkdir(parents=True, exist_ok=True)
     log.info("sample %s: %s", spec.name, spec.note)
     return make_clip(run, profile, camera, out, fps=spec.fps, seed=spec.seed, options=spec.options(),
-                     profile_ref=spec.profile)
+                     profile_ref=spec.profile, progress=progress)
 
 
 def build_samples(out_dir: str | Path, names: Sequence[str] | None = None,

@@ -39,3 +39,10 @@ def test_a_sample_builds_and_rebuilds_the_same_truth(tmp_path):
     kinds = [e["kind"] for e in truth.raw["events"]]
     assert "shot_start" in kinds and "ball_removed" in kinds  # the miss, then the removal by hand
     assert json.loads(a.truth_path.read_text())["expected_decisions"]
+
+
+def test_progress_is_reported_for_every_frame(tmp_path):
+    calls = []
+    spec = replace(sample("ficha/miss"), resolution=(320, 180))
+    res = build_sample(spec, tmp_path, progress=lambda n, total: calls.append((n, total)))
+    assert calls == [(n, res.n_frames) for n in range(res.n_frames)]
