@@ -93,6 +93,7 @@ from rules.base import (
     other,
     parse_options,
     pots_in_order,
+    refuse_unjudgeable,
 )
 from tracking.events import (
     AtRest,
@@ -488,10 +489,7 @@ class BarBilliardsRules:
         return self._judge(state, shot, mode=None, extra=(), forced=None, current=state)
 
     def _check_playable(self, state: State, shot: Shot) -> None:
-        if state.frame_over:
-            raise RulesError(f"{GAME}: shot {shot.index} at {shot.t_s:g} s comes after the frame ended; the log is impossible")
-        if state.pending is not None:
-            raise RulesError(f"{GAME}: shot {shot.index} comes while question {state.pending.id!r} is unanswered ({state.pending.text})")
+        refuse_unjudgeable(GAME, shot, over="frame" if state.frame_over else None, pending=state.pending)
         if shot.struck not in self.ball_order:
             raise RulesError(f"{GAME}: shot {shot.index} strikes unknown ball {shot.struck!r} (balls: {', '.join(self.ball_order)})")
         if shot.struck in state.out:

@@ -47,6 +47,7 @@ __all__ = [
     "GameRules",
     "split_log",
     "replay",
+    "refuse_unjudgeable",
     "parse_options",
     "first_contact",
     "pots_in_order",
@@ -297,6 +298,24 @@ def replay(engine: GameRules, events: Iterable[Event], players: Sequence[str], o
                 continue
         state = engine.advance(state, decision)
         yield Step(decision, state)
+
+
+def refuse_unjudgeable(game: str, shot: Shot, *, over: str | None = None, winner: str | None = None,
+                       pending: Question | None = None) -> None:
+    """Raise :class:`RulesError` for a shot no state can take: one after the end of the ``over``
+    (``"match"`` or ``"frame"``), or one while a question still waits for its answer. Every engine
+    calls this first in ``judge``, so an impossible log reads the same in every game."""
+    at = f"{game}: shot {shot.index} at {shot.t_s:.2f}s"
+    if over is not None:
+        who = f" ({winner} won)" if winner else ""
+        raise RulesError(
+            f"{at} comes after the {over} ended: the {over} is over{who}, and no shot is judged after the end of "
+            f"the {over} (the log is impossible)"
+        )
+    if pending is not None:
+        raise RulesError(
+            f"{at}: question {pending.id!r} ({pending.text}) is still pending, unanswered: answer it before the next shot"
+        )
 
 
 # ---- queries every engine needs -----------------------------------------------------------------------

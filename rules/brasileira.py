@@ -54,7 +54,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from calibration.table import TableProfile
-from rules.base import Decision, Question, RulesError, Shot, frozen_map, options_dict, parse_options
+from rules.base import Decision, Question, RulesError, Shot, frozen_map, options_dict, parse_options, refuse_unjudgeable
 from rules.geometry import can_hit_directly, spot_free
 from tracking.events import (
     Answer,
@@ -413,13 +413,8 @@ class BrasileiraRules:
 
     def judge(self, state: State, shot: Shot) -> BrasileiraDecision:
         """The call on one shot (pure)."""
-        if state.match_over:
-            raise RulesError(f"{GAME}: shot {shot.index} at {shot.t_s:.2f}s comes after the match is over ({state.match_winner} won)")
-        if state.pending is not None:
-            raise RulesError(
-                f"{GAME}: shot {shot.index} at {shot.t_s:.2f}s: question {state.pending.id!r} ({state.pending.text}) "
-                "is still pending: answer it before the next shot"
-            )
+        refuse_unjudgeable(GAME, shot, over="match" if state.match_over else None, winner=state.match_winner,
+                           pending=state.pending)
         return self._decide(state, self._facts(state, shot))
 
     def _facts(self, state: State, shot: Shot) -> ShotFacts:

@@ -72,7 +72,7 @@ import numpy as np
 
 from calibration.table import TableProfile
 from rules import geometry
-from rules.base import Decision, Question, RulesError, Shot, options_dict, parse_options
+from rules.base import Decision, Question, RulesError, Shot, options_dict, parse_options, refuse_unjudgeable
 from tracking.events import (
     Answer,
     BallBall,
@@ -538,13 +538,8 @@ class FichaRules:
 
     def judge(self, state: State, shot: Shot) -> FichaDecision:
         """The call on one shot (pure). Raises RulesError for an impossible log."""
-        if state.match_over:
-            raise RulesError(f"ficha: shot {shot.index} at {shot.t_s:.2f}s comes after the end of the match (won by {state.match_winner})")
-        if state.pending is not None:
-            raise RulesError(
-                f"ficha: shot {shot.index} at {shot.t_s:.2f}s: question {state.pending.id!r} is still pending "
-                f"({state.pending.text}); answer it first"
-            )
+        refuse_unjudgeable("ficha", shot, over="match" if state.match_over else None, winner=state.match_winner,
+                           pending=state.pending)
         return self._judge(state, shot, _mp(), Forced())
 
     def advance(self, state: State, decision: FichaDecision) -> State:
@@ -611,7 +606,7 @@ class FichaRules:
             return prep
         priors, s, respotted, removed_before = prep
         if s.match_over:
-            raise RulesError(f"ficha: shot {shot.index} at {shot.t_s:.2f}s comes after the end of the match (won by {s.match_winner})")
+            refuse_unjudgeable("ficha", shot, over="match", winner=s.match_winner)
         d = self._shot(s, shot, answers, forced, respotted, removed_before)
         d = replace(d, prior=tuple(priors), source_shot=shot, answers=_mp(answers), forced=forced)
         if priors and d.pending is None:
