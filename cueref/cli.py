@@ -29,16 +29,10 @@ class UserError(Exception):
     """An error whose message is the whole story for the user (no traceback)."""
 
 
-def _missing_stage(name: str, module: str) -> int:
-    print(
-        f"cueref {name}: this build has no '{name}' stage yet ({module} is not part of it). "
-        "See README.md, section 'Status', for what works today.",
-        file=sys.stderr,
-    )
-    return 2
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command listed but only ``command``'s module imported (none when None,
+    as for ``--help``), so that a quick command does not pay for OpenCV, PyAV and SciPy, which
+    other commands load."""
     parser = argparse.ArgumentParser(
         prog="cueref",
         description="Automatic referee and match tracker for cue sports (Sinuca de Ficha, Sinuca Brasileira, "
@@ -49,21 +43,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name, help_text in COMMANDS:
         p = sub.add_parser(name, help=help_text, description=help_text)
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name != module_name:
-                raise
-            p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-            p.set_defaults(_run=lambda args, n=name, m=module_name: _missing_stage(n, m))
+        if name != command:
             continue
+        module = importlib.import_module(module_name)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    names = {name for name, _, _ in COMMANDS}
+    chosen = next((a for a in argv if a in names), None)
+    parser = build_parser(chosen)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.debug else (logging.WARNING if args.quiet else logging.INFO),

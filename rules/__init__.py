@@ -29,12 +29,7 @@ def get_engine(game: str, profile: TableProfile | str | None = None) -> Any:
     if game not in GAMES:
         raise UnknownGameError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
     module_name, class_name, default_profile = GAMES[game]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as e:
-        if e.name == module_name:
-            raise UnknownGameError(f"the rules engine for {game!r} ({module_name}) is not installed in this build") from None
-        raise
+    module = importlib.import_module(module_name)
     if profile is None or isinstance(profile, str):
         profile = resolve_profile(profile or default_profile)
     return getattr(module, class_name)(profile)
