@@ -1,6 +1,6 @@
 """Calibration benchmark (issue 4, "done when"): automatic calibration on generated frames.
 
-For each table, N frames are rendered by the simulator (``cueref.sim``) with a random camera: height
+For each table, N frames are rendered by the simulator (``simulator``) with a random camera: height
 1.2-2.5 m, tilt 0-10 degrees in any direction, yaw +-3 degrees, k1 0 to -0.25, k2 -0.02 to 0.05,
 720p and 1080p alternately, a third of them in low light, balls on the table. Each frame is
 calibrated with the table's profile only, and compared with the true camera:
@@ -35,7 +35,7 @@ TABLES = ("ficha", "brasileira", "bar-billiards")
 
 
 def _scene(profile, rng):
-    from cueref.sim.scene import BallPose, PinPose, Scene
+    from simulator.scene import BallPose, PinPose, Scene
 
     r = profile.ball_radius_mm
     balls = tuple(BallPose(b.id, (float(rng.uniform(r, profile.length_mm - r)), float(rng.uniform(r, profile.width_mm - r))))
@@ -51,8 +51,8 @@ def one_frame(job: tuple[str, int]) -> dict:
     from calibration.calibrate import calibrate_image
     from calibration.homography import CalibrationError
     from calibration.table import resolve_profile
-    from cueref.sim.camera import mount_camera
-    from cueref.sim.render import RenderOptions, Renderer
+    from simulator.camera import mount_camera
+    from simulator.render import RenderOptions, Renderer
 
     table, seed = job
     profile = resolve_profile(table)
@@ -88,9 +88,9 @@ def one_bump(table: str) -> dict:
     from calibration.calibrate import calibrate_image
     from calibration.monitor import CalibrationKeeper, CushionCheck
     from calibration.table import resolve_profile
-    from cueref.sim.camera import mount_camera
-    from cueref.sim.render import Renderer
-    from cueref.sim.scene import Scene
+    from simulator.camera import mount_camera
+    from simulator.render import Renderer
+    from simulator.scene import Scene
 
     profile = resolve_profile(table)
     cam = mount_camera(profile, height_mm=1600.0, tilt_deg=5.0, tilt_dir_deg=45.0, yaw_deg=1.0, k1=-0.15, k2=0.0)

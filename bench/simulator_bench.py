@@ -17,10 +17,10 @@ sys.path.insert(0, str(ROOT))
 
 from calibration.table import resolve_profile  # noqa: E402
 from cueref.commands.judge import compare  # noqa: E402
-from cueref.sim.camera import mount_camera  # noqa: E402
-from cueref.sim.physics import G_MM_S2, BallState, PhysicsParams, Shot, World, rack_ficha, simulate  # noqa: E402
-from cueref.sim.render import Renderer  # noqa: E402
-from cueref.sim.scene import BallPose, Occluder, Scene  # noqa: E402
+from simulator.camera import mount_camera  # noqa: E402
+from simulator.physics import G_MM_S2, BallState, PhysicsParams, Shot, World, rack_ficha, simulate  # noqa: E402
+from simulator.render import Renderer  # noqa: E402
+from simulator.scene import BallPose, Occluder, Scene  # noqa: E402
 from cueref.video import VideoReader  # noqa: E402
 from rules import get_engine  # noqa: E402
 from rules.base import replay  # noqa: E402

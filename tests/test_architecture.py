@@ -1,5 +1,6 @@
-"""The layers import one way (calibration <- vision <- tracking <- rules, cueref on top) and the rules
-never load OpenCV, not even through another module."""
+"""The layers import one way (calibration <- vision <- tracking <- rules, cueref on top), the rules
+never load OpenCV, not even through another module, and the simulator is a tool beside the product:
+nothing on the referee's runtime path imports it (only the ``cueref simulate`` command does)."""
 
 import ast
 import subprocess
@@ -15,8 +16,11 @@ FORBIDDEN = {
     "calibration": {"vision", "tracking", "rules", "cueref"},
     "vision": {"tracking", "rules", "cueref"},
     "tracking": {"rules", "cueref"},
-    "rules": {"cueref", "vision", "cv2"},
+    "rules": {"cueref", "vision", "cv2", "simulator"},
 }
+# the product's layers never import the simulator; in cueref/ only this command may
+FORBIDDEN = {layer: roots | {"simulator"} for layer, roots in FORBIDDEN.items()}
+SIMULATOR_USERS = {"cueref/commands/simulate.py"}
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -40,6 +44,15 @@ def test_imports_flow_one_way(layer):
     assert not bad, "imports against the pipeline's direction:\n" + "\n".join(bad)
 
 
+def test_only_the_simulate_command_imports_the_simulator():
+    bad = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "cueref").rglob("*.py"))
+        if "simulator" in imported_roots(path) and str(path.relative_to(ROOT)) not in SIMULATOR_USERS
+    ]
+    assert not bad, "the simulator is imported on the product's path by: " + ", ".join(bad)
+
+
 def test_rules_never_load_opencv():
     """Importing every rules module (and the event types) leaves cv2 out of sys.modules."""
     modules = sorted(
@@ -58,5 +71,6 @@ def test_rules_never_load_opencv():
 
 
 def test_the_design_card_layout_exists():
-    for name in ["pyproject.toml", "README.md", "calibration", "vision", "tracking", "rules", "sample_videos", "tests", "cueref"]:
+    for name in ["pyproject.toml", "README.md", "calibration", "vision", "tracking", "rules", "sample_videos", "tests", "cueref",
+                 "simulator"]:
         assert (ROOT / name).exists(), f"{name} is missing from the project root"

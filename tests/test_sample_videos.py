@@ -9,7 +9,7 @@ import pytest
 
 from calibration.table import resolve_profile
 from cueref.commands.judge import compare
-from cueref.sim.samples import SAMPLES, build_sample
+from simulator.samples import SAMPLES, build_sample
 from rules import get_engine
 from rules.base import replay
 from tracking.events import read_events

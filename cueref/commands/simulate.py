@@ -86,7 +86,7 @@ def _report(results) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cueref.sim import samples as S
+    from simulator import samples as S
 
     if args.what == "samples":
         if args.list:
@@ -114,17 +114,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from calibration.table import resolve_profile
-    from cueref.sim.camera import mount_camera
-    from cueref.sim.clip import make_clip
+    from simulator.camera import mount_camera
+    from simulator.clip import make_clip
 
     if args.what == "script":
-        from cueref.sim.script import load_script, run_script
+        from simulator.script import load_script, run_script
 
         script = load_script(args.script)
         profile = resolve_profile(args.table or script.profile)
         match = run_script(script, profile, args.seed)
     else:
-        from cueref.sim.player import generate_frame
+        from simulator.player import generate_frame
 
         profile = resolve_profile(args.table or GAMES[args.game][2])
         match = generate_frame(args.game, profile, seed=args.seed, max_shots=args.max_shots).run

@@ -7,9 +7,9 @@ from functools import lru_cache
 import numpy as np
 
 from calibration.table import TableProfile, resolve_profile
-from cueref.sim.camera import CameraModel, mount_camera
-from cueref.sim.render import RenderOptions, Renderer
-from cueref.sim.scene import BallPose, PinPose, Scene
+from simulator.camera import CameraModel, mount_camera
+from simulator.render import RenderOptions, Renderer
+from simulator.scene import BallPose, PinPose, Scene
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from calibration.calibrate import calibrate_manual
-from cueref.sim.camera import mount_camera
+from simulator.camera import mount_camera
 from calibration.table import resolve_profile
 from tests.calibration._views import project
 

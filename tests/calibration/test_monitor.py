@@ -8,9 +8,9 @@ import pytest
 from calibration.calibrate import calibrate_image
 from calibration.monitor import CalibrationKeeper, CushionCheck
 from calibration.table import resolve_profile
-from cueref.sim.camera import mount_camera
-from cueref.sim.render import Renderer
-from cueref.sim.scene import Scene
+from simulator.camera import mount_camera
+from simulator.render import Renderer
+from simulator.scene import Scene
 from tests.calibration._views import corner_errors_mm, View
 
 FICHA = resolve_profile("ficha")

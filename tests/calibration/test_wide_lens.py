@@ -9,8 +9,8 @@ import pytest
 
 from calibration.calibrate import calibrate_image
 from calibration.table import resolve_profile
-from cueref.sim.camera import mount_camera
-from cueref.sim.render import RenderOptions, Renderer
+from simulator.camera import mount_camera
+from simulator.render import RenderOptions, Renderer
 
 from ._views import corner_errors_mm, scene_for, View
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from calibration.table import resolve_profile
-from cueref.sim.physics import (
+from simulator.physics import (
     G_MM_S2,
     BallState,
     PhysicsError,
@@ -27,7 +27,7 @@ from cueref.sim.physics import (
     simulate,
     touch_ball,
 )
-from cueref.sim.scene import BallStatus
+from simulator.scene import BallStatus
 from tracking.events import (
     AtRest,
     BallBall,
@@ -438,7 +438,7 @@ def test_bar_billiards_ball_off_the_far_end_can_come_back():
 
 
 def test_jump_shot_for_a_given_airborne_time():
-    from cueref.sim.physics import jump_shot
+    from simulator.physics import jump_shot
 
     shot = jump_shot("cue", 0.0, 0.2, 1500.0)
     res = simulate(world(("cue", 300.0, 405.0)), shot)
@@ -465,7 +465,7 @@ def test_bar_billiards_endgame_scoreboard_is_a_cushion_and_covers_holes():
 
 def test_root_isolation_matches_known_roots():
     """The contact-time solver against quartics built from known roots (some clustered)."""
-    from cueref.sim.physics import _real_roots, _solve
+    from simulator.physics import _real_roots, _solve
 
     rng = np.random.default_rng(9)
     for _ in range(300):

@@ -8,9 +8,9 @@ import pytest
 from scipy.ndimage import map_coordinates
 
 from calibration.table import resolve_profile
-from cueref.sim.camera import mount_camera
-from cueref.sim.render import Lamp, RenderOptions, Renderer
-from cueref.sim.scene import BallPose, BallStatus, Occluder, PinPose, Scene
+from simulator.camera import mount_camera
+from simulator.render import Lamp, RenderOptions, Renderer
+from simulator.scene import BallPose, BallStatus, Occluder, PinPose, Scene
 
 PLAIN = RenderOptions(texture=False, lighting=False, vignetting=0.0, shadows=False, noise_sigma=0.0, flicker=0.0, markings=False)
 

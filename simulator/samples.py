@@ -1,8 +1,8 @@
 """The sample-video set and corpora: which matches are rendered, through which cameras, how.
 
 :data:`SAMPLES` lists the committed sample clips of issue 3 item 5 and the hard cases of item 6
-(each a staged scenario of :mod:`cueref.sim.scenarios` or a frame played by the automatic player of
-:mod:`cueref.sim.player`), with the camera, frame rate, light and seed of each, so that
+(each a staged scenario of :mod:`simulator.scenarios` or a frame played by the automatic player of
+:mod:`simulator.player`), with the camera, frame rate, light and seed of each, so that
 :func:`build_samples` rebuilds them with byte-for-byte equal ground truth. :func:`corpus_specs`
 makes any number of generated frames with random cameras for larger corpora. A command line
 (``cueref simulate``) only needs to call these.
@@ -18,12 +18,12 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from calibration.table import resolve_profile
-from cueref.sim.camera import mount_camera
-from cueref.sim.clip import ClipOptions, ClipResult, make_clip
-from cueref.sim.player import generate_frame
-from cueref.sim.render import RenderOptions
-from cueref.sim.scenarios import scenario
-from cueref.sim.script import run_script
+from simulator.camera import mount_camera
+from simulator.clip import ClipOptions, ClipResult, make_clip
+from simulator.player import generate_frame
+from simulator.render import RenderOptions
+from simulator.scenarios import scenario
+from simulator.script import run_script
 
 __all__ = ["SampleSpec", "SAMPLES", "sample", "build_sample", "build_samples", "corpus_specs"]
 
@@ -112,7 +112,7 @@ def sample(name: str) -> SampleSpec:
 def build_sample(spec: SampleSpec, out_dir: str | Path,
                  progress: Callable[[int, int], None] | None = None) -> ClipResult:
     """Play (or stage) the match of ``spec`` and render it under ``out_dir`` (``progress`` as in
-    :func:`cueref.sim.clip.make_clip`)."""
+    :func:`simulator.clip.make_clip`)."""
     if spec.scenario is not None:
         script = scenario(spec.scenario)
         profile = resolve_profile(spec.profile or script.profile)

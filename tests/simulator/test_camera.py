@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from calibration.table import resolve_profile
-from cueref.sim.camera import CameraModel, mount_camera
+from simulator.camera import CameraModel, mount_camera
 
 PROFILES = ["ficha", "brasileira", "bar-billiards"]
 

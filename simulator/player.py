@@ -1,14 +1,14 @@
 """The automatic player, and whole frames generated from a seed.
 
 :class:`AutoPlayer` picks the easiest pot (ghost-ball plans ranked by cut angle and distances, each
-verified in the simulator by :func:`~cueref.sim.aim.aim_pot`), or else plays safe (a full-ball hit on a
+verified in the simulator by :func:`~simulator.aim.aim_pot`), or else plays safe (a full-ball hit on a
 legal ball at a moderate speed, checked to touch it first). :func:`generate_frame` plays a whole frame
 with two automatic players, the game's rules engine deciding after every shot who plays next and
 whether the frame is over; the hand actions each game needs between shots (ficha removals and
 re-spots, brasileira nominations, re-spots and the cue ball in hand, bar-billiards balls back to the
 trough and pins reset) are played too. In brasileira the player takes a penalty shot at another
-colour (rules 9, 11) when the ball on offers no pot but that colour does. The result is a :class:`~cueref.sim.script.Script` (replayable with
-:func:`~cueref.sim.script.run_script` to the same events) with the engine's decisions recorded as
+colour (rules 9, 11) when the ball on offers no pot but that colour does. The result is a :class:`~simulator.script.Script` (replayable with
+:func:`~simulator.script.run_script` to the same events) with the engine's decisions recorded as
 the expected ones, and its run.
 """
 
@@ -22,10 +22,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from calibration.table import TableProfile, resolve_profile
-from cueref.sim.aim import aim_pot, pot_geometry
-from cueref.sim.physics import DEFAULT_PARAMS, PhysicsError, PhysicsParams, Shot, World, open_holes, simulate
-from cueref.sim.scene import BallStatus
-from cueref.sim.script import GAMES, Runner, Script, ScriptRun, make_expected
+from simulator.aim import aim_pot, pot_geometry
+from simulator.physics import DEFAULT_PARAMS, PhysicsError, PhysicsParams, Shot, World, open_holes, simulate
+from simulator.scene import BallStatus
+from simulator.script import GAMES, Runner, Script, ScriptRun, make_expected
 from tracking.events import BallBall, BallCushion, Event, OperatorInput, Pot, ShotStart
 
 __all__ = ["Choice", "AutoPlayer", "GeneratedFrame", "generate_frame"]

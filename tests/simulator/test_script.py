@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from calibration.table import resolve_profile
-from cueref.sim.aim import aim_pot, pot_geometry
-from cueref.sim.physics import BallState, World, simulate
-from cueref.sim.player import AutoPlayer, generate_frame
-from cueref.sim.scene import BallStatus
-from cueref.sim.script import ScriptError, dumps_script, load_script, parse_script, run_script
+from simulator.aim import aim_pot, pot_geometry
+from simulator.physics import BallState, World, simulate
+from simulator.player import AutoPlayer, generate_frame
+from simulator.scene import BallStatus
+from simulator.script import ScriptError, dumps_script, load_script, parse_script, run_script
 from rules import get_engine
 from rules.base import replay
 from tracking.events import (

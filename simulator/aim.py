@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cueref.sim.physics import DEFAULT_PARAMS, PhysicsParams, Shot, World, simulate
-from cueref.sim.scene import BallStatus
+from simulator.physics import DEFAULT_PARAMS, PhysicsParams, Shot, World, simulate
+from simulator.scene import BallStatus
 from rules.geometry import path_clear, segment_distances
 from tracking.events import BallBall, Pot
 

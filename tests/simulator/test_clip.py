@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from calibration.table import resolve_profile
-from cueref.sim import physics as ph
-from cueref.sim.camera import mount_camera
-from cueref.sim.clip import Choreography, ClipOptions, frame_rate, frame_times, make_clip, render_still
-from cueref.sim.groundtruth import read_truth
-from cueref.sim.render import RenderOptions
+from simulator import physics as ph
+from simulator.camera import mount_camera
+from simulator.clip import Choreography, ClipOptions, frame_rate, frame_times, make_clip, render_still
+from simulator.groundtruth import read_truth
+from simulator.render import RenderOptions
 from cueref.video import VideoReader
 from tracking.events import event_to_dict, read_events
 
@@ -192,7 +192,7 @@ def test_frame_times_are_exact_multiples():
 
 
 def test_a_script_is_played_and_rendered(tmp_path):
-    pytest.importorskip("cueref.sim.script")
+    pytest.importorskip("simulator.script")
     profile = resolve_profile("ficha")
     script = {
         "game": "ficha", "players": ["A", "B"], "start_t_s": 0.9,
@@ -209,7 +209,7 @@ def test_a_script_is_played_and_rendered(tmp_path):
     assert set(truth.xy_mm) >= {"cue", "r1"}
     first = res.truth_path.read_text()
     # a parsed Script object is played the same way
-    from cueref.sim.script import parse_script
+    from simulator.script import parse_script
 
     again = make_clip(parse_script(script), profile, cam, tmp_path / "s.mp4", fps=25, seed=1,
                       options=ClipOptions(tail_s=0.1, render=RenderOptions(texture=False)))

@@ -61,7 +61,7 @@ import numpy as np
 import yaml
 
 from calibration.table import TableProfile, resolve_profile
-from cueref.sim.physics import (
+from simulator.physics import (
     BallState,
     PhysicsError,
     PhysicsParams,
@@ -77,7 +77,7 @@ from cueref.sim.physics import (
     still_timeline,
     touch_ball,
 )
-from cueref.sim.scene import BallStatus
+from simulator.scene import BallStatus
 from tracking.events import EVENT_KINDS, BallPlaced, Event, OperatorInput, event_from_dict
 
 __all__ = [
@@ -125,7 +125,7 @@ def known_fouls(game: str) -> frozenset[str] | None:
 @dataclass(frozen=True, slots=True, eq=False)
 class Script:
     """A validated script. ``frames`` holds per frame ``setup`` (``"rack"`` or positions) and
-    ``steps``: dicts with ``kind`` and the step's values (a :class:`~cueref.sim.physics.Shot` for a
+    ``steps``: dicts with ``kind`` and the step's values (a :class:`~simulator.physics.Shot` for a
     shot), ``expect`` and ``pause_s`` when given."""
 
     game: str
@@ -537,7 +537,7 @@ def _start_world(game: str, profile: TableProfile, start: Mapping[str, Any], rng
 class Runner:
     """Plays steps one at a time on a world, keeping the clock, the log, the timeline pieces and the
     expectations. :func:`run_script` drives it from a script; the automatic player
-    (:mod:`cueref.sim.player`) drives it step by step, deciding each step from the last result."""
+    (:mod:`simulator.player`) drives it step by step, deciding each step from the last result."""
 
     def __init__(self, game: str, profile: TableProfile, seed: int, start_t_s: float = 1.0,
                  params: PhysicsParams = PhysicsParams()):
@@ -587,7 +587,7 @@ class Runner:
         try:
             if kind in ("shot", "aim"):
                 if kind == "aim":
-                    from cueref.sim.aim import aim_pot
+                    from simulator.aim import aim_pot
 
                     a = step["aim"]
                     shot = aim_pot(world, a["ball"], a["pocket"], cue=a["cue"], speed_mm_s=a["speed_mm_s"],

@@ -1,4 +1,4 @@
-"""The renderer: a :class:`~cueref.sim.scene.Scene` seen through a :class:`~cueref.sim.camera.CameraModel`.
+"""The renderer: a :class:`~simulator.scene.Scene` seen through a :class:`~simulator.camera.CameraModel`.
 
 How a frame is made
 -------------------
@@ -39,8 +39,8 @@ import cv2
 import numpy as np
 
 from calibration.table import NAMED_COLOURS, TableProfile
-from cueref.sim.camera import CameraModel, table_to_world as table_world
-from cueref.sim.scene import BallPose, BallStatus, Occluder, PinPose, Scene
+from simulator.camera import CameraModel, table_to_world as table_world
+from simulator.scene import BallPose, BallStatus, Occluder, PinPose, Scene
 
 __all__ = ["RenderOptions", "Renderer", "Lamp", "default_lamps"]
 

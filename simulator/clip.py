@@ -1,13 +1,13 @@
 """Sample clips: a simulated match rendered to an H.264 video, with its ground truth beside it.
 
 ``make_clip(run, profile, camera, out_path, fps, seed)`` takes a played match (a
-:class:`cueref.sim.script.ScriptRun`, or anything with its ``events``, ``timeline``, ``expected``,
+:class:`simulator.script.ScriptRun`, or anything with its ``events``, ``timeline``, ``expected``,
 ``game``, ``players`` and ``options``; a script file or mapping is played first), adds what the
 physics does not model but a camera sees, renders every frame and writes three files:
 
 * ``<clip>.mp4``: H.264 through :class:`cueref.video.VideoWriter`; frame ``k`` shows time
   ``k / fps`` exactly (29.97 is 30000/1001), the exposure centred on that time;
-* ``<clip>.truth.json``: the ground truth (:mod:`cueref.sim.groundtruth`, ``docs/simulator-render.md``);
+* ``<clip>.truth.json``: the ground truth (:mod:`simulator.groundtruth`, ``docs/simulator-render.md``);
 * ``<clip>.events.jsonl``: the true event log with a header, which ``cueref judge`` replays.
 
 What is added (the choreography, drawn from ``seed``):
@@ -36,10 +36,10 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 import numpy as np
 
 from calibration.table import TableProfile
-from cueref.sim.camera import CameraModel
-from cueref.sim.groundtruth import TruthRecorder, events_path_for, truth_path_for
-from cueref.sim.render import RenderOptions, Renderer
-from cueref.sim.scene import BallPose, BallStatus, Occluder, Scene
+from simulator.camera import CameraModel
+from simulator.groundtruth import TruthRecorder, events_path_for, truth_path_for
+from simulator.render import RenderOptions, Renderer
+from simulator.scene import BallPose, BallStatus, Occluder, Scene
 from cueref.video import VideoWriter
 from tracking.events import BallPlaced, BallRemoved, BallTouched, Event, LogHeader, ShotStart, write_events
 
@@ -83,7 +83,7 @@ class ClipResult:
 
 
 class MatchRun(Protocol):
-    """What :func:`make_clip` needs of a played match (:class:`cueref.sim.script.ScriptRun` has it)."""
+    """What :func:`make_clip` needs of a played match (:class:`simulator.script.ScriptRun` has it)."""
 
     events: Sequence[Event]
     expected: Sequence[Any]
@@ -356,7 +356,7 @@ def _unit(v: Sequence[float]) -> tuple[float, float]:
 
 
 def _play(script: Any, profile: TableProfile, seed: int) -> MatchRun:
-    from cueref.sim.script import run_script  # only needed when given a script, not a played run
+    from simulator.script import run_script  # only needed when given a script, not a played run
 
     return run_script(script, profile, seed)
 

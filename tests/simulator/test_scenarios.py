@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from cueref.sim.scenarios import SCENARIOS, scenario, scenario_names
-from cueref.sim.script import dumps_script, parse_script, run_script
+from simulator.scenarios import SCENARIOS, scenario, scenario_names
+from simulator.script import dumps_script, parse_script, run_script
 from rules import get_engine
 from rules.base import replay
 from tracking.events import BallBall, BallPlaced, Pot, ShotStart, dumps_events

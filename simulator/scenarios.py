@@ -1,5 +1,5 @@
 """Staged scenes: short scripts that make one foul (or one hard case) happen, with the decision a
-referee must give. Each is a :class:`~cueref.sim.script.Script`; ``tests/sim/test_scenarios.py``
+referee must give. Each is a :class:`~simulator.script.Script`; ``tests/simulator/test_scenarios.py``
 plays each one and checks the rules engine agrees with its ``expect``.
 
 Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A shoots first):
@@ -50,7 +50,7 @@ import math
 from typing import Any, Callable
 
 from calibration.table import resolve_profile
-from cueref.sim.script import Script, parse_script
+from simulator.script import Script, parse_script
 
 __all__ = ["SCENARIOS", "scenario", "scenario_names"]
 

@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from calibration.table import TableProfile
-from cueref.sim.scene import BallPose, BallStatus, PinPose, Scene
+from simulator.scene import BallPose, BallStatus, PinPose, Scene
 from tracking.events import (
     AtRest,
     BallBall,
@@ -288,7 +288,7 @@ class _PinSeg:
 class Timeline:
     """Where every ball and pin is at any time between ``t_start_s`` and ``t_end_s``.
 
-    ``at(t_s)`` returns a :class:`~cueref.sim.scene.Scene` (balls and pins only); before the start it
+    ``at(t_s)`` returns a :class:`~simulator.scene.Scene` (balls and pins only); before the start it
     shows the start, after the end the end."""
 
     __slots__ = ("t_start_s", "t_end_s", "_balls", "_pins", "_scoreboard_down", "_order")

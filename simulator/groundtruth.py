@@ -19,8 +19,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from calibration.table import TableProfile
-from cueref.sim.camera import CameraModel
-from cueref.sim.scene import BallStatus, Scene
+from simulator.camera import CameraModel
+from simulator.scene import BallStatus, Scene
 from tracking.events import Event, event_to_dict
 
 __all__ = ["TRUTH_FORMAT", "TRUTH_VERSION", "STATUS_CODES", "TruthRecorder", "ClipTruth", "read_truth", "truth_path_for", "events_path_for"]
