@@ -239,41 +239,66 @@ def options_dict(options: Any) -> dict[str, Any]:
 # ---- splitting a log into shots --------------------------------------------------------------------
 
 
+class ShotSplitter:
+    """The push form of :func:`split_log`: give it events one at a time as they arrive (live), and it
+    returns what is ready to judge: each :class:`Shot` when its ``AtRest`` arrives and each operator
+    input at once.
+
+    Operator inputs are returned the moment they arrive *and* kept in the next shot's ``before``, so
+    an engine sees a nomination both as an input (it may refuse or record it) and in the shot it
+    belongs to. A new ``shot_start`` with no ``at_rest`` before it closes the open shot unfinished
+    (``end`` is None); so does :meth:`close` at the end of a log.
+    """
+
+    def __init__(self) -> None:
+        self._before: list[Event] = []
+        self._current: list[CameraEvent] | None = None
+        self._index = 0
+
+    @property
+    def in_shot(self) -> bool:
+        """True between a ``shot_start`` and its ``at_rest``."""
+        return self._current is not None
+
+    def _close(self) -> Shot:
+        shot = Shot(self._index, tuple(self._current or ()), tuple(self._before))
+        self._index += 1
+        self._current, self._before = None, []
+        return shot
+
+    def push(self, e: Event) -> list[Shot | OperatorInput]:
+        out: list[Shot | OperatorInput] = []
+        if isinstance(e, ShotStart):
+            if self._current is not None:  # a new strike with no at_rest: close the old shot unfinished
+                out.append(self._close())
+            self._current = [e]
+            return out
+        if isinstance(e, OperatorInput):
+            out.append(e)
+            self._before.append(e)  # before the shot, or said during it: it belongs to the shot's context
+            return out
+        if self._current is None:
+            self._before.append(e)
+            return out
+        self._current.append(e)  # type: ignore[arg-type]
+        if isinstance(e, AtRest):
+            out.append(self._close())
+        return out
+
+    def close(self) -> list[Shot]:
+        """The end of the log: an open shot is returned unfinished."""
+        return [self._close()] if self._current is not None else []
+
+
 def split_log(events: Iterable[Event]) -> Iterator[Shot | OperatorInput]:
     """Group a log into shots, yielding each :class:`Shot` when its ``AtRest`` arrives and each operator
-    input that may act at once (every :class:`OperatorInput` that is not part of a shot's ``before``
-    is also offered to the engine: see :func:`replay`).
-
-    Operator inputs are yielded the moment they appear *and* kept in the next shot's ``before``, so
-    an engine sees a nomination both as an input (it may refuse or record it) and in the shot it
-    belongs to. A log that ends inside a shot yields that unfinished shot (``end`` is None).
+    input that may act at once (see :class:`ShotSplitter`, of which this is the pull form). A log that
+    ends inside a shot yields that unfinished shot (``end`` is None).
     """
-    before: list[Event] = []
-    current: list[CameraEvent] | None = None
-    index = 0
+    splitter = ShotSplitter()
     for e in events:
-        if isinstance(e, ShotStart):
-            if current is not None:  # a new strike with no at_rest: close the old shot unfinished
-                yield Shot(index, tuple(current), tuple(before))
-                index += 1
-                before = []
-            current = [e]
-            continue
-        if isinstance(e, OperatorInput):
-            yield e
-        if current is None:
-            before.append(e)
-            continue
-        if isinstance(e, OperatorInput):
-            before.append(e)  # said during the shot: it belongs to the shot's context
-            continue
-        current.append(e)  # type: ignore[arg-type]
-        if isinstance(e, AtRest):
-            yield Shot(index, tuple(current), tuple(before))
-            index += 1
-            current, before = None, []
-    if current is not None:
-        yield Shot(index, tuple(current), tuple(before))
+        yield from splitter.push(e)
+    yield from splitter.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,20 +309,51 @@ class Step:
     state: Any
 
 
+class Referee:
+    """An engine refereeing a stream of events as they arrive: the live form of :func:`replay`.
+
+    ``feed`` takes one event (camera event or operator input) and returns the steps it completed (a
+    shot's decision when its ``at_rest`` arrives, an operator input's decision at once); ``finish``
+    closes a log that ends inside a shot. ``state`` is the state after the last step.
+    """
+
+    def __init__(self, engine: GameRules, players: Sequence[str], options: Mapping[str, Any] | None = None):
+        self.engine = engine
+        self.state = engine.initial_state(players, options)
+        self._splitter = ShotSplitter()
+
+    def _judge(self, items: Iterable[Shot | OperatorInput]) -> list[Step]:
+        steps = []
+        for item in items:
+            if isinstance(item, Shot):
+                decision = self.engine.judge(self.state, item)
+            else:
+                decision = self.engine.on_input(self.state, item)
+                if decision is None:
+                    continue
+            self.state = self.engine.advance(self.state, decision)
+            steps.append(Step(decision, self.state))
+        return steps
+
+    @property
+    def in_shot(self) -> bool:
+        return self._splitter.in_shot
+
+    def feed(self, event: Event) -> list[Step]:
+        return self._judge(self._splitter.push(event))
+
+    def finish(self) -> list[Step]:
+        return self._judge(self._splitter.close())
+
+
 def replay(engine: GameRules, events: Iterable[Event], players: Sequence[str], options: Mapping[str, Any] | None = None) -> Iterator[Step]:
     """Run a whole event log through an engine, yielding every decision with the state after it.
 
     Shots judged after the match is over raise :class:`RulesError` (an impossible log)."""
-    state = engine.initial_state(players, options)
-    for item in split_log(events):
-        if isinstance(item, Shot):
-            decision = engine.judge(state, item)
-        else:
-            decision = engine.on_input(state, item)
-            if decision is None:
-                continue
-        state = engine.advance(state, decision)
-        yield Step(decision, state)
+    referee = Referee(engine, players, options)
+    for e in events:
+        yield from referee.feed(e)
+    yield from referee.finish()
 
 
 def refuse_unjudgeable(game: str, shot: Shot, *, over: str | None = None, winner: str | None = None,
@@ -353,4 +409,4 @@ def frozen_map(d: Mapping[str, Any] | None = None, **kw: Any) -> Mapping[str, An
     return MappingProxyType(out)
 
 
-__all__ += ["Step", "other", "options_dict", "frozen_map"]
+__all__ += ["Step", "Referee", "ShotSplitter", "other", "options_dict", "frozen_map"]
