@@ -63,16 +63,21 @@ def test_an_event_enters_the_log_no_earlier_than_the_frame_that_inferred_it():
         assert all(e.t_s <= r.t_s - 0.4 + 1e-9 for e in r.events if not r.last)
 
 
-@pytest.fixture(scope="module")
-def decoded_miss():
-    """ficha/miss decoded for real, through the decoding thread, with the calibration keeper."""
-    clip = load_clip("ficha/miss")
+def decoded_run(name):
+    """A sample clip decoded for real, through the decoding thread, with the calibration keeper
+    started from its first frame: the clip, the stages and the results."""
+    clip = load_clip(name)
     with VideoReader(clip.video) as reader:
         first = reader.read()
-        keeper = CalibrationKeeper(calibrate_image(first.image, clip.profile), clip.profile, first.image)
-        stages = standins(clip, keeper)
-        with VideoReader(clip.video) as again, contextlib.closing(run(again, stages)) as results:
-            return clip, stages, list(results)
+    keeper = CalibrationKeeper(calibrate_image(first.image, clip.profile), clip.profile, first.image)
+    stages = standins(clip, keeper)
+    with VideoReader(clip.video) as reader, contextlib.closing(run(reader, stages)) as results:
+        return clip, stages, list(results)
+
+
+@pytest.fixture(scope="module")
+def decoded_miss():
+    return decoded_run("ficha/miss")
 
 
 def test_a_decoded_clip_end_to_end(decoded_miss):
@@ -91,13 +96,7 @@ def test_a_bumped_camera_gives_an_unobserved_span_and_a_recalibration():
     calibration and finds the table again; vision gets the new calibration; the frames between are
     marked invalid and the log holds an unobserved span over them, so the shot's call waits for the
     operator to confirm what the camera saw."""
-    clip = load_clip("hard/camera-bump")
-    with VideoReader(clip.video) as reader:
-        first = reader.read()
-        keeper = CalibrationKeeper(calibrate_image(first.image, clip.profile), clip.profile, first.image)
-        stages = standins(clip, keeper)
-        with VideoReader(clip.video) as again, contextlib.closing(run(again, stages)) as results:
-            results = list(results)
+    _, stages, results = decoded_run("hard/camera-bump")
     spans = [e for r in results for e in r.events if isinstance(e, Unobserved)]
     assert len(spans) == 1
     span = spans[0]
