@@ -177,7 +177,7 @@ class _Joiner:
 
     def __init__(self, stages: Stages, calls: Sequence[Event]):
         self.stages = stages
-        self.calibration = stages.keeper.calibration if stages.keeper is not None else None
+        self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
         self.classes: tuple[str, ...] = ()
         self.blind_since: float | None = None  # first frame time of the current run of unchecked frames
         self.lost = False  # the current run included a lost calibration: it becomes an unobserved span
@@ -192,14 +192,14 @@ class _Joiner:
 
     def step(self, frame: Frame) -> FrameResult:
         s = self.stages
-        status, valid = "fixed", True
+        status, valid, calibrated = "fixed", True, True
         if s.keeper is not None:
             state = s.keeper.update(frame.image, frame.t_s)
-            status, valid = state.status, state.valid
-            if state.calibration is not None and state.calibration is not self.calibration:
-                self.calibration = state.calibration
+            status, valid, calibrated = state.status, state.valid, state.calibration is not None
+            if calibrated and state.calibration is not self.calibration:
+                self.calibration = state.calibration  # the one vision has
                 s.detector.recalibrate(state.calibration)
-        if s.keeper is None or self.calibration is not None:
+        if calibrated:
             dets = s.detector.detect(frame.image, frame.index, frame.t_s)
             self.classes = dets.balls.classes
             if not valid:
@@ -217,7 +217,7 @@ class _Joiner:
     def finish(self, result: FrameResult) -> FrameResult:
         """The end of the video, added to the last frame's result."""
         if self.blind_since is not None and self.lost:
-            self._hold(self._span(self.last_t_s))
+            self._hold(self._span(self.last_t_s, recovered=False))
         events, steps, problems = self._log(self.stages.inferer.finish(), flush=True)
         problems_end: list[str] = []
         try:
@@ -241,16 +241,16 @@ class _Joiner:
                 self.blind_since, self.lost = t_s, False
             self.lost = self.lost or status == "recalibrating"
             return []
-        spans = [self._span(t_s)] if self.blind_since is not None and self.lost else []
+        spans = [self._span(t_s, recovered=True)] if self.blind_since is not None and self.lost else []
         self.blind_since, self.lost = None, False
         return spans
 
-    def _span(self, until_s: float) -> Unobserved:
+    def _span(self, until_s: float, recovered: bool) -> Unobserved:
         keeper = self.stages.keeper
         lost = [e for e in (keeper.events if keeper is not None else ()) if e.kind == "lost"]
         why = lost[-1].detail if lost else "the table could not be checked"
-        return Unobserved(t_s=self.blind_since, until_s=max(until_s, self.blind_since),
-                          reason=f"camera moved: {why}; recalibrated")
+        end = "recalibrated" if recovered else "not found again before the end of the video"
+        return Unobserved(t_s=self.blind_since, until_s=max(until_s, self.blind_since), reason=f"camera moved: {why}; {end}")
 
     # -- the event log
 

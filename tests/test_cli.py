@@ -162,24 +162,26 @@ def test_a_calls_file_holds_operator_inputs_only(tmp_path):
 MISS = ROOT / "sample_videos" / "ficha" / "miss.mp4"
 
 
-def test_referee_never_replaces_an_earlier_runs_results(tmp_path):
+def test_referee_never_replaces_an_earlier_runs_results(tmp_path, capsys):
     out = tmp_path / "run"
-    r = cueref("referee", str(MISS), "--game", "ficha", "--out", str(out))
-    assert "Traceback" not in r.stderr and (out / "calibration.json").exists()
+    main(["referee", str(MISS), "--game", "ficha", "--out", str(out)])
+    assert (out / "calibration.json").exists()
     first = (out / "calibration.json").read_bytes()
-    r = cueref("referee", str(MISS), "--game", "ficha", "--out", str(out))
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
-    assert f"--out {out} already holds a run's results (calibration.json)" in r.stderr and "--overwrite" in r.stderr
+    capsys.readouterr()
+    assert main(["referee", str(MISS), "--game", "ficha", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"--out {out} already holds a run's results (calibration.json)" in err and "--overwrite" in err
     assert (out / "calibration.json").read_bytes() == first
-    r = cueref("referee", str(MISS), "--game", "ficha", "--out", str(out), "--overwrite")
-    assert "Traceback" not in r.stderr and "already holds" not in r.stderr
+    main(["referee", str(MISS), "--game", "ficha", "--out", str(out), "--overwrite"])
+    assert "already holds" not in capsys.readouterr().err
 
 
-def test_referee_picks_a_new_default_folder_beside_an_earlier_run(tmp_path):
+def test_referee_picks_a_new_default_folder_beside_an_earlier_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for folder in ("miss", "miss-2"):
-        r = cueref("referee", str(MISS), "--game", "ficha", cwd=tmp_path)
-        assert "Traceback" not in r.stderr
-        assert f"-> cueref-out/{folder}/calibration.json" in r.stdout
+        main(["referee", str(MISS), "--game", "ficha"])
+        assert f"-> cueref-out/{folder}/calibration.json" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "cueref-out").iterdir()) == ["miss", "miss-2"]
 
 

@@ -35,7 +35,6 @@ from rules.base import Referee
 from tracking.events import LogHeader
 
 
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("video", help="a video file, a camera index (0, 1, ...) or a stream URL (rtsp://...)")
     p.add_argument("--game", required=True, choices=sorted(GAMES), help="the game being played")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from calibration.calibrate import calibrate_image
-from calibration.monitor import CalibrationKeeper
+from calibration.monitor import CalibrationKeeper, KeeperEvent, KeeperState
 from cueref.calls import merge_by_time
 from cueref.compare import compare
 from cueref.pipeline import FrameResult, PipelineConfig, PipelineError, Stages, run
@@ -201,8 +201,8 @@ def _peak_bytes(n_frames: int) -> int:
 
 
 def test_memory_stays_flat_in_the_videos_length():
-    short, long = _peak_bytes(1_000), _peak_bytes(20_000)
-    assert long < short * 1.5 + 200_000, f"peak {short} B over 1000 frames, {long} B over 20000"
+    short, long = _peak_bytes(600), _peak_bytes(12_000)
+    assert long < short * 1.5 + 200_000, f"peak {short} B over 600 frames, {long} B over 12000"
 
 
 def test_closing_the_results_early_stops_the_decoding_thread():
@@ -210,3 +210,37 @@ def test_closing_the_results_early_stops_the_decoding_thread():
     with contextlib.closing(run(truth_frames(clip), standins(clip))) as results:
         next(results)
     assert not [t for t in threading.enumerate() if t.name == "cueref-decode"]
+
+
+class _ScriptedKeeper:
+    """A calibration keeper whose status per frame is given: ``ok`` frames, a ``suspect`` run (an arm
+    over two cushions) and, from ``lost_at``, a camera that moved and is never found again."""
+
+    def __init__(self, suspect: range, lost_at: int):
+        self.calibration = object()
+        self.suspect, self.lost_at = suspect, lost_at
+        self.events: list[KeeperEvent] = []
+        self.frame = 0
+
+    def update(self, image, t_s):
+        k, self.frame = self.frame, self.frame + 1
+        if k >= self.lost_at:
+            if k == self.lost_at:
+                self.events.append(KeeperEvent(t_s, "lost", "cushions not where calibrated on 3 side(s)"))
+            return KeeperState(t_s, None, False, "recalibrating", None)
+        if k in self.suspect:
+            return KeeperState(t_s, self.calibration, False, "suspect", None)
+        return KeeperState(t_s, self.calibration, True, "ok", None)
+
+
+def test_a_short_unchecked_run_is_only_marked_and_a_lost_camera_is_unobserved_to_the_end():
+    clip = load_clip("ficha/miss")
+    keeper = _ScriptedKeeper(suspect=range(40, 42), lost_at=150)
+    results = list(run(truth_frames(clip), standins(clip, keeper)))
+    assert [r.index for r in results if not r.valid] == [40, 41, *range(150, clip.truth.n_frames)]
+    assert all(len(r.detections.balls) == 0 for r in results[150:])  # no calibration: nothing to look with
+    spans = [e for r in results for e in r.events if isinstance(e, Unobserved)]
+    assert len(spans) == 1 and spans[0] in results[-1].events
+    assert spans[0].t_s == results[150].t_s and spans[0].until_s == results[-1].t_s
+    assert spans[0].reason == ("camera moved: cushions not where calibrated on 3 side(s); "
+                               "not found again before the end of the video")
