@@ -28,6 +28,16 @@ Per frame, in the pipeline's one direction (``STYLE.md`` section 5):
 Decoding runs in its own thread through a bounded queue (:func:`cueref.video.prefetch`); the pipeline
 keeps nothing per frame, so memory stays flat in the video's length. Drawing, printing and the output
 files are consumers of the generator (:mod:`cueref.outputs`, :mod:`cueref.console`), never part of it.
+
+Live (``cueref live``, :mod:`cueref.live`) adds two things, both optional:
+
+* **operator inputs while the run goes on**: :class:`LiveInputs`, a thread-safe queue the console puts
+  inputs into; each frame takes what arrived, stamps it with the frame's time, and holds it like a call
+  until the camera's events are known up to that time (``PipelineConfig.input_settle_s``), so the log
+  keeps its order;
+* **gaps in a live source**: a frame source may yield a :class:`SourceGap` between two frames (a stalled
+  stream reopened, frames dropped); the gap enters the log as an ``unobserved`` span, the first frame
+  after it reaches tracking marked invalid, and no inferred event may fall inside it.
 """
 
 from __future__ import annotations
@@ -38,6 +48,8 @@ import importlib
 import importlib.util
 import itertools
 import logging
+import math
+import queue
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Protocol, Sequence
 
@@ -53,7 +65,7 @@ from vision.types import BallDetections, FrameDetections
 
 __all__ = [
     "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
-    "run", "missing_stages", "load_stages",
+    "SourceGap", "LiveInputs", "run", "missing_stages", "load_stages",
 ]
 
 log = logging.getLogger(__name__)
@@ -100,6 +112,42 @@ class Stages:
 @dataclass(frozen=True, slots=True)
 class PipelineConfig:
     queue_frames: int = 8  # decoded frames waiting for the pipeline (0: decode in this thread); 8 at 1080p is ~50 MB
+    # a live operator input enters the log once the frames are this far past it: the longest the inferer
+    # takes to give an event after it happened (its stillness wait for at_rest, say); longer is safe but slower
+    input_settle_s: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class SourceGap:
+    """A live frame source saw nothing from ``t_s`` (its last frame before) to ``until_s`` (its first frame
+    after): a stalled stream it reopened, or frames it dropped. Yielded between the two frames."""
+
+    t_s: float
+    until_s: float
+    reason: str
+
+
+class LiveInputs:
+    """Operator inputs given while a run goes on (the live console): any thread may :meth:`put`; the
+    pipeline takes what arrived at each frame and stamps it with that frame's time, the moment the input
+    joined the match. The event's own ``t_s`` is replaced."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[OperatorInput] = queue.SimpleQueue()
+
+    def put(self, event: OperatorInput) -> None:
+        if not isinstance(event, OperatorInput):
+            raise TypeError(f"only operator inputs join a run live, not {type(event).__name__}")
+        self._queue.put(event)
+
+    def take(self) -> list[OperatorInput]:
+        """Everything put since the last call, in order."""
+        out = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
 
 
 class PipelineError(RuntimeError):
@@ -144,17 +192,19 @@ class FrameResult:
 # ---- the run ------------------------------------------------------------------------------------------
 
 
-def run(frames: Iterable[Frame], stages: Stages, calls: Sequence[Event] = (),
-        config: PipelineConfig = PipelineConfig()) -> Iterator[FrameResult]:
+def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Event] = (),
+        config: PipelineConfig = PipelineConfig(), inputs: LiveInputs | None = None) -> Iterator[FrameResult]:
     """Referee ``frames`` (in time order): one :class:`FrameResult` per frame.
 
-    ``calls`` are operator inputs (a calls file), merged into the event log by time. When the frame
-    source fails part-way (a damaged file), the frames before the damage are finished as a whole video
-    (the last result carries the end) and then the source's error is raised. Close the generator
-    (``contextlib.closing``) before closing the source: that stops the decoding thread.
+    ``calls`` are operator inputs (a calls file), merged into the event log by time; ``inputs`` those
+    given while the run goes on (live). A live source may put a :class:`SourceGap` between two frames.
+    When the frame source fails part-way (a damaged file), the frames before the damage are finished as a
+    whole video (the last result carries the end) and then the source's error is raised. Close the
+    generator (``contextlib.closing``) before closing the source: that stops the decoding thread.
     """
-    joined = _Joiner(stages, calls)
-    source = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
+    joined = _Joiner(stages, calls, inputs, config.input_settle_s)
+    items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
+    source = joined.frames_of(items)
     try:
         frame = next(source, None)
         while frame is not None:
@@ -166,32 +216,48 @@ def run(frames: Iterable[Frame], stages: Stages, calls: Sequence[Event] = (),
                 raise
             yield joined.finish(result) if frame is None else result
     finally:
-        close = getattr(source, "close", None)
+        source.close()
+        close = getattr(items, "close", None)
         if close is not None:
             close()
 
 
 class _Joiner:
     """The per-run state between the stages: the calibration in use, the open unobserved span, the
-    calls and spans waiting for their place in the log."""
+    calls and spans waiting for their place in the log, the live inputs and the source's gaps."""
 
-    def __init__(self, stages: Stages, calls: Sequence[Event]):
+    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None, settle_s: float = 1.0):
         self.stages = stages
+        self.inputs, self.settle_s = inputs, settle_s
+        self.gaps: list[SourceGap] = []  # gaps no inferred event has passed yet
+        self.after_gap = False  # the next frame follows a gap: nothing may be inferred from it alone
         self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
         self.classes: tuple[str, ...] = ()
         self.blind_since: float | None = None  # first frame time of the current run of unchecked frames
         self.lost = False  # the current run included a lost calibration: it becomes an unobserved span
         self.last_t_s = 0.0
-        self.last_logged_t_s = float("-inf")
+        self.last_logged_t_s = float("-inf")  # the last camera event's time
+        self.settled_t_s = float("-inf")  # the last live input or gap let into the log by its settle time, before the camera's events
         self.seq = itertools.count()
-        self.held: list[tuple[tuple[float, int, int, int], Event]] = []
+        # (log order, event, the frame time from which it enters the log unless a camera event lets it in sooner)
+        self.held: list[tuple[tuple[float, int, int, int], Event, float]] = []
         for e in calls:
             self._hold(e)
+
+    def frames_of(self, items: Iterator[Frame | SourceGap]) -> Iterator[Frame]:
+        """The frames of a source; its gaps are taken in between, in order."""
+        for item in items:
+            if isinstance(item, SourceGap):
+                self._gap(item)
+            else:
+                yield item
 
     # -- one frame
 
     def step(self, frame: Frame) -> FrameResult:
         s = self.stages
+        for e in self.inputs.take() if self.inputs is not None else ():
+            self._hold(dataclasses.replace(e, t_s=frame.t_s), release_s=frame.t_s + self.settle_s)
         status, valid, calibrated = "fixed", True, True
         if s.keeper is not None:
             state = s.keeper.update(frame.image, frame.t_s)
@@ -206,12 +272,15 @@ class _Joiner:
                 dets = dataclasses.replace(dets, valid=False)
         else:  # no calibration until the keeper finds the table again: nothing to look with
             dets = FrameDetections(frame.index, frame.t_s, BallDetections.empty(frame.index, frame.t_s, self.classes), valid=False)
+        if self.after_gap and dets.valid:  # the source lost frames just before this one: tracking must not bridge them
+            dets = dataclasses.replace(dets, valid=False)
+        self.after_gap = False
         tracks = s.tracker.update(dets)
         spans = self._track_blind_span(frame.t_s, valid, status)
         self.last_t_s = frame.t_s
         for span in spans:
             self._hold(span)
-        events, steps, problems = self._log(s.inferer.step(tracks))
+        events, steps, problems = self._log(s.inferer.step(tracks), now_s=frame.t_s)
         return FrameResult(frame, dets, tracks, events, steps, status, problems)
 
     def finish(self, result: FrameResult) -> FrameResult:
@@ -230,6 +299,19 @@ class _Joiner:
         )
 
     # -- unobserved spans
+
+    def _gap(self, gap: SourceGap) -> None:
+        """A gap in a live source: an unobserved span over it, the next frame invalid, and no inferred
+        event inside it (what no frame showed cannot have been seen)."""
+        log.warning("no frame from %.2f s to %.2f s: %s", gap.t_s, gap.until_s, gap.reason)
+        self._hold(Unobserved(t_s=gap.t_s, until_s=gap.until_s, reason=gap.reason), release_s=gap.until_s + self.settle_s)
+        self.gaps.append(gap)
+        self.after_gap = True
+
+    def _unseen(self, e: Event) -> SourceGap | None:
+        """The source gap ``e`` falls inside (after the gap's last frame, up to its first frame after)."""
+        self.gaps = [g for g in self.gaps if g.until_s >= self.last_logged_t_s]
+        return next((g for g in self.gaps if g.t_s < e.t_s <= g.until_s), None)
 
     def _track_blind_span(self, t_s: float, valid: bool, status: str) -> list[Unobserved]:
         """Frames the keeper could not check form a run; a run in which the calibration was lost (the
@@ -254,28 +336,42 @@ class _Joiner:
 
     # -- the event log
 
-    def _hold(self, event: Event) -> None:
-        """A call or a span waits for the camera's events to reach its time."""
+    def _hold(self, event: Event, release_s: float = math.inf) -> None:
+        """A call or a span waits for the camera's events to reach its time (a live input or a source gap
+        also enters once the frames reach ``release_s``: by then the inferer has given everything before it)."""
         stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
-        heapq.heappush(self.held, (merge_key(event, stream, next(self.seq)), event))
+        heapq.heappush(self.held, (merge_key(event, stream, next(self.seq)), event, release_s))
 
-    def _log(self, inferred: Iterable[Event], flush: bool = False) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
+    def _log(self, inferred: Iterable[Event], flush: bool = False,
+             now_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
         """Merge the inferred events with the held calls and spans, feed them to the referee in log
         order, and return what entered the log, the steps and the refusals."""
         logged: list[Event] = []
+        problems: list[str] = []
         for e in sorted(inferred, key=lambda e: e.t_s):
             if e.t_s < self.last_logged_t_s:
                 raise PipelineError(
                     f"event inference gave {e.kind} at {e.t_s:.3f} s after an event at {self.last_logged_t_s:.3f} s: "
                     "events must come in time order")
+            if e.t_s < self.settled_t_s:
+                raise PipelineError(
+                    f"event inference gave {e.kind} at {e.t_s:.3f} s after a live input or a gap entered the log at "
+                    f"{self.settled_t_s:.3f} s: the inferer took longer than PipelineConfig.input_settle_s "
+                    f"({self.settle_s:g} s) to give it; raise input_settle_s")
+            gap = self._unseen(e)
+            if gap is not None:
+                log.warning("%s at %.3f s falls in a gap of the source (%.2f-%.2f s): left out", e.kind, e.t_s, gap.t_s, gap.until_s)
+                problems.append(f"{e.kind} at {e.t_s:.2f} s: inferred inside the unobserved gap {gap.t_s:.2f}-{gap.until_s:.2f} s, left out")
+                continue
             while self.held and self.held[0][1].t_s <= e.t_s:
                 logged.append(heapq.heappop(self.held)[1])
             logged.append(e)
             self.last_logged_t_s = e.t_s
-        while flush and self.held:
-            logged.append(heapq.heappop(self.held)[1])
+        while self.held and (flush or self.held[0][2] <= now_s):
+            event = heapq.heappop(self.held)[1]
+            logged.append(event)
+            self.settled_t_s = max(self.settled_t_s, event.t_s)
         steps: list[Step] = []
-        problems: list[str] = []
         for e in logged:
             try:
                 steps += self.stages.referee.feed(e)

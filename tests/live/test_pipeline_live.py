@@ -1,0 +1,123 @@
+"""cueref.pipeline live: operator inputs given while the run goes on, and gaps in a live source.
+
+The decisions are compared with the clips' ``expected_decisions`` (for the staged clips used here,
+written by hand from the rulebook: see ``tests/test_sample_videos.py``); the question asked about an
+unsure contact and its answer come from the rules engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from cueref.calls import merge_by_time
+from cueref.compare import compare
+from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, run
+from cueref.video import Frame
+from tests.live._live import BLANK, unsure_first_contact
+from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+from tracking.events import Answer, BallCushion, Concession, Nomination, Unobserved
+
+SETTLE_S = 0.4
+
+
+def stages(clip, latency_s=SETTLE_S):
+    return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, latency_s), clip.referee())
+
+
+def live_run(clip, given, settle_s=SETTLE_S, gaps=(), latency_s=SETTLE_S):
+    """Run the clip's frames; ``given`` maps a frame time to a function of the results so far that returns
+    the operator input given just before that frame (as the console would). ``gaps``: (from, to) spans
+    of frames the source never delivered, each announced by a SourceGap."""
+    inputs, results, given = LiveInputs(), [], sorted(given.items())
+
+    def frames():
+        last = None
+        for i, t in enumerate(clip.truth.t_s):
+            t = float(t)
+            if any(a < t < b for a, b in gaps):
+                continue
+            if last is not None and any(last <= a and t >= b for a, b in gaps):
+                yield SourceGap(last, t, "the stream stalled")
+            while given and t >= given[0][0]:
+                inputs.put(given.pop(0)[1](results))
+            last = t
+            yield Frame(i, t, BLANK)
+
+    for r in run(frames(), stages(clip, latency_s), config=PipelineConfig(queue_frames=0, input_settle_s=settle_s), inputs=inputs):
+        results.append(r)
+    return results
+
+
+def logged(results):
+    return [e for r in results for e in r.events]
+
+
+def test_a_live_input_is_stamped_with_its_frame_and_enters_the_log_where_a_calls_file_puts_it():
+    """Sinuca Brasileira: the nomination of shot 1 (red into TR) given on the console at 9.2 s enters
+    the log at the frame 0.4 s later, before the strike at 9.5 s: the log is the one ``cueref judge
+    --calls`` makes, and the calls are the clip's own."""
+    clip = load_clip("brasileira/wrong-pocket")
+    results = live_run(clip, {9.2: lambda _: Nomination(t_s=0, ball="red", pocket="TR")})
+    (nomination,) = [e for e in logged(results) if isinstance(e, Nomination)]
+    assert 9.2 <= nomination.t_s < 9.2 + 1 / 30 + 1e-9  # the frame it arrived with
+    (entered,) = [r for r in results if nomination in r.events]
+    assert nomination.t_s + SETTLE_S <= entered.t_s < nomination.t_s + SETTLE_S + 1 / 30 + 1e-9
+    assert logged(results) == merge_by_time(clip.camera_events, [[nomination]])
+    assert compare([s.decision for r in results for s in r.steps], clip.expected) == []
+
+
+def test_an_answer_given_live_changes_the_pending_call():
+    """The first contact of shot 0 seen at 0.4 confidence: the call is a question; the operator's answer
+    (red) turns it into the call the clip expects, and the nomination then lets shot 1 be judged."""
+    clip = unsure_first_contact(load_clip("brasileira/wrong-pocket"))
+
+    def answer(results):
+        (question,) = [s.decision.pending for r in results for s in r.steps if s.decision.pending is not None]
+        assert set(question.options) == {"red", "pink"}
+        return Answer(t_s=0, question=question.id, answer="red")
+
+    results = live_run(clip, {8.6: answer, 9.2: lambda _: Nomination(t_s=0, ball="red", pocket="TR")})
+    calls = [(r.t_s, s.decision) for r in results for s in r.steps]
+    assert [d.pending is not None for _, d in calls] == [True, False, False]
+    (asked_s, asked), (answered_s, answered), _ = calls
+    assert asked.shot == answered.shot == 0 and asked_s < 8.6 and 8.6 + SETTLE_S <= answered_s < 8.6 + SETTLE_S + 0.07
+    calls = [d for _, d in calls]
+    assert compare(calls[1:], clip.expected) == []
+    assert not [p for r in results for p in r.problems]
+
+
+def test_inputs_given_together_keep_their_order():
+    clip = load_clip("ficha/miss")
+    results = live_run(clip, {5.5: lambda _: Concession(t_s=0, player="B")}, settle_s=0.2)
+    (concession,) = [e for e in logged(results) if isinstance(e, Concession)]
+    decisions = [s.decision for r in results for s in r.steps]
+    assert decisions[-1].t_s == concession.t_s and decisions[-1].frame_over
+
+
+def test_a_gap_in_the_source_is_unobserved_and_nothing_inferred_falls_inside_it():
+    """ficha/miss: the cue ball leaves T2 at 2.48 s; the stream delivers nothing from 2.2 s to 3.0 s. The
+    gap enters the log as an unobserved span, the first frame after it reaches tracking marked invalid,
+    the cushion contact inside it is left out (reported), and the shot's call waits for the operator."""
+    clip = load_clip("ficha/miss")
+    results = live_run(clip, {}, gaps=[(2.2, 3.0)])
+    (span,) = [e for e in logged(results) if isinstance(e, Unobserved)]
+    assert 2.2 - 1 / 30 < span.t_s <= 2.2 and 3.0 <= span.until_s < 3.0 + 1 / 30 and "stalled" in span.reason
+    after = next(r for r in results if r.t_s >= 3.0)
+    assert not after.valid and all(r.valid for r in results if r is not after)
+    assert not [e for e in logged(results) if span.t_s < e.t_s <= span.until_s]
+    assert not [e for e in logged(results) if isinstance(e, BallCushion)]
+    assert any("ball_cushion at 2.48 s: inferred inside the unobserved gap" in p for r in results for p in r.problems)
+    (call,) = [s.decision for r in results for s in r.steps]
+    assert call.shot == 0 and call.pending is not None
+
+
+def test_an_inferer_slower_than_the_settle_time_is_a_contract_error():
+    """An operator input entered the log once the frames were 0.1 s past it, but the inferer (0.4 s late)
+    then gave an event from before it: the log would go back in time."""
+    clip = load_clip("ficha/frame")
+    with pytest.raises(PipelineError, match="input_settle_s"):
+        live_run(clip, {4.2: lambda _: Concession(t_s=0, player="B")}, settle_s=0.1, latency_s=0.4)
+
+
+def test_only_operator_inputs_join_live():
+    with pytest.raises(TypeError, match="operator inputs"):
+        LiveInputs().put(Unobserved(t_s=1.0, until_s=2.0))
