@@ -1,6 +1,6 @@
 """Helpers for the live tests: a sample clip's frames as a reader :class:`~cueref.live.source.LiveSource`
 can open (truth times, blank pictures: no decoding), which can stop at given times until the test lets
-it go on."""
+it go on, and a live session of the stand-in stages (``tests/pipeline/_standins.py``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import threading
 
 import numpy as np
 
+from cueref.live.session import LiveSession
+from cueref.live.source import LiveSource
+from cueref.pipeline import PipelineConfig, Stages
 from cueref.video import Frame
 from cueref.video.frame import VideoInfo
-from tests.pipeline._standins import Clip
+from tests.pipeline._standins import Clip, TruthDetector, TruthInferer, TruthTracker
 from tracking.events import BallBall
 
 BLANK = np.zeros((8, 8, 3), np.uint8)
@@ -58,3 +61,17 @@ def unsure_first_contact(clip: Clip) -> Clip:
     i = next(i for i, e in enumerate(events) if isinstance(e, BallBall))
     events[i] = dataclasses.replace(events[i], confidence=0.4)
     return dataclasses.replace(clip, camera_events=events)
+
+
+def standin_session(clip: Clip, source, *, latency_s: float = 0.2, consumers=(), calls=(), detector=None) -> LiveSession:
+    """A live session of ``clip`` through the stand-in stages; operator inputs wait ``latency_s`` (the
+    stand-in inferer's delay) before they enter the log."""
+    stages = Stages(detector or TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, latency_s), clip.referee())
+    return LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, consumers=consumers,
+                       calls=calls, config=PipelineConfig(queue_frames=0, input_settle_s=latency_s))
+
+
+def truth_source(clip: Clip, gates: tuple[float, ...] = (), realtime: bool = False) -> tuple[LiveSource, TruthReader]:
+    """A live source over the clip's truth frames (a file: played at real speed with ``realtime``)."""
+    reader = TruthReader(clip, gates)
+    return LiveSource(f"{clip.name}.mp4", realtime=realtime, opener=lambda: reader), reader
