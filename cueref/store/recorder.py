@@ -1,0 +1,293 @@
+"""Recording a match into the store as it is refereed: a consumer of the referee's results.
+
+:class:`MatchRecorder` takes, in the order the pipeline makes them, each video frame's tracks
+(:meth:`~MatchRecorder.frame`), each event of the log (:meth:`~MatchRecorder.event`) and each call
+the rules engine makes (:meth:`~MatchRecorder.decision`). It writes one transaction each time a call
+is made: the call, every event since the last write, the shot it closes with that shot's tracks, and
+the frame (rack) it belongs to. A crash or a kill therefore loses at most the shot in progress, and a
+re-run on the same video rewrites the same rows (equal rows are left alone: nothing is duplicated)::
+
+    with MatchRecorder.open(store, video="match.mp4", game="ficha", profile="ficha", players=["Ana", "Bia"]) as rec:
+        referee = Referee(engine, players, options)
+        for result in pipeline:                       # per-frame results, in order
+            rec.frame(result.frame.index, result.frame.t_s, result.tracks)
+            for event in result.events:
+                rec.event(event)
+                for step in referee.feed(event):
+                    rec.decision(step.decision)
+        for step in referee.finish():
+            rec.decision(step.decision)
+    # leaving the block normally calls finish(): the match is complete
+
+:func:`record_log` does the same for a whole event log (and optional tracks) at once: what
+``cueref report`` does with a referee's output folder or a sample clip's log.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from cueref.store.store import Chunk, MatchInfo, MatchStore, StoredDecision, StoredEvent, StoredFrame, StoredShot, video_digest
+from cueref.store.tracks import TrackPoint, Tracks
+from rules.base import Decision, Referee, RulesError
+from tracking.events import AtRest, Event, ShotStart
+
+__all__ = ["MatchRecorder", "FrameBook", "RecordResult", "record_log"]
+
+log = logging.getLogger(__name__)
+
+#: tracks kept while no shot is open (the strike's event may come a little after its frames)
+IDLE_TRACKS_S = 5.0
+
+
+class FrameBook:
+    """Which frame (rack) each shot belongs to, from the calls in the order they were made.
+
+    A call with ``frame_over`` (and no pending question) ends the current frame; the next shot opens
+    the next one. A later call on the same shot (an answer, an override) may change its winner or
+    undo the end."""
+
+    def __init__(self) -> None:
+        self.number = 1
+        self._frames: dict[int, StoredFrame] = {}
+        self._closed_by: int | None = None  # the shot whose call ended the last frame
+        self._changed: set[int] = set()
+
+    def shot(self, number: int, player: str | None, t_start_s: float, t_end_s: float | None) -> int:
+        """Put a shot in the current frame; returns the frame's number."""
+        f = self._frames.get(self.number)
+        end = t_end_s if t_end_s is not None else t_start_s
+        if f is None:
+            f = StoredFrame(self.number, number, number, t_start_s, end, player, None)
+        else:
+            f = replace(f, last_shot=number, t_end_s=max(f.t_end_s, end))
+        self._frames[self.number] = f
+        self._changed.add(self.number)
+        return self.number
+
+    def call(self, d: Mapping[str, Any]) -> None:
+        """Take one call (``Decision.to_dict()``)."""
+        if d.get("pending"):
+            return
+        shot, over = d.get("shot"), bool(d.get("frame_over"))
+        recall = shot is not None and shot == self._closed_by
+        if recall and not over:  # the last call ended the frame; this one (an override) does not
+            self.number -= 1
+            self._frames[self.number] = replace(self._frames[self.number], winner=None)
+            self._changed.add(self.number)
+            self._closed_by = None
+        elif over:
+            if recall:
+                self.number -= 1
+            f = self._frames.get(self.number)
+            if f is None:  # a frame ended before any shot (a concession at once)
+                return
+            self._frames[self.number] = replace(f, winner=d.get("winner"), t_end_s=max(f.t_end_s, float(d.get("t_s") or 0.0)))
+            self._changed.add(self.number)
+            self._closed_by = shot
+            self.number += 1
+
+    def changed(self) -> list[StoredFrame]:
+        """The frames changed since the last call of this method."""
+        out = [self._frames[n] for n in sorted(self._changed)]
+        self._changed.clear()
+        return out
+
+    @property
+    def count(self) -> int:
+        return len(self._frames)
+
+    def all(self) -> list[StoredFrame]:
+        return [self._frames[n] for n in sorted(self._frames)]
+
+
+@dataclass(slots=True)
+class _Shot:
+    number: int
+    struck: str
+    t_start_s: float
+    first_seq: int
+    t_end_s: float | None = None
+    last_seq: int = -1
+
+
+class MatchRecorder:
+    """Writes a match into a :class:`MatchStore` as it is refereed (see the module docstring)."""
+
+    def __init__(self, store: MatchStore, match_id: int, *, keep_tracks: bool = True):
+        self.store, self.match_id, self.keep_tracks = store, match_id, keep_tracks
+        self._events: list[StoredEvent] = []
+        self._decisions: list[StoredDecision] = []
+        self._seq = 0
+        self._dseq = 0
+        self._shots = 0  # shots seen (the next shot's number)
+        self._open: _Shot | None = None
+        self._closed: dict[int, _Shot] = {}  # closed shots whose row is not written yet
+        self._ready: list[StoredShot] = []
+        self._tracks: list[Tracks] = []
+        self._last_frame_t = -np.inf
+        self.frames = FrameBook()
+        self._finished = False
+
+    @classmethod
+    def open(cls, store: MatchStore, *, video: str | os.PathLike[str], game: str, profile: str, players: Sequence[str],
+             options: Mapping[str, Any] | None = None, video_sha256: str | None = None, played_at: datetime | None = None,
+             keep_tracks: bool = True) -> "MatchRecorder":
+        """A recorder for the match of ``video`` (found by its content hash, or made)."""
+        info = MatchInfo(video_sha256 or video_digest(video), str(Path(video).resolve()), game, profile, tuple(players),
+                         dict(options or {}), played_at)
+        return cls(store, store.begin_match(info), keep_tracks=keep_tracks)
+
+    def __enter__(self) -> "MatchRecorder":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.finish()
+        else:
+            self.flush()  # what was decided stays; the match stays "recording"
+
+    # ---- input -----------------------------------------------------------------------------------
+
+    def frame(self, frame_index: int, t_s: float, tracks: Tracks | Iterable[TrackPoint]) -> None:
+        """The tracks of one video frame (every ball the tracker follows)."""
+        if not self.keep_tracks:
+            return
+        if not isinstance(tracks, Tracks):
+            tracks = Tracks.from_points(tracks)
+        self._tracks.append(tracks)
+        self._last_frame_t = t_s
+        if self._open is None:  # keep only a few idle seconds: memory stays flat between shots
+            while self._tracks and len(self._tracks[0]) and self._tracks[0].t_s.max() < t_s - IDLE_TRACKS_S:
+                self._tracks.pop(0)
+
+    def event(self, e: Event) -> None:
+        """One event of the log, in log order."""
+        if isinstance(e, ShotStart):
+            if self._open is not None:  # a strike with no at_rest before it: the open shot ends unfinished
+                self._close(None)
+            self._open = _Shot(self._shots, e.ball, e.t_s, self._seq)
+            self._shots += 1
+        shot = self._open.number if self._open is not None else self._shots
+        self._events.append(StoredEvent(self._seq, shot, e))
+        self._seq += 1
+        if isinstance(e, AtRest) and self._open is not None:
+            self._close(e.t_s)
+
+    def decision(self, d: Decision) -> None:
+        """One call of the rules engine; writes everything it completes in one transaction."""
+        data = d.to_dict()
+        self._decisions.append(StoredDecision(self._dseq, d.shot, d.t_s, d.player, d.pending is not None, d.summary(), data))
+        self._dseq += 1
+        if d.shot is not None and d.shot in self._closed:
+            self._write_shot(self._closed.pop(d.shot), d.player)
+        self.frames.call(data)
+        self.flush()
+
+    # ---- output ----------------------------------------------------------------------------------
+
+    def _close(self, t_end_s: float | None) -> None:
+        s = self._open
+        assert s is not None
+        s.t_end_s, s.last_seq = t_end_s, self._seq - 1  # the at_rest, or the last event before the next strike
+        self._closed[s.number] = s
+        self._open = None
+
+    def _write_shot(self, s: _Shot, player: str | None) -> None:
+        tracks = None
+        if self._tracks:
+            end = s.t_end_s if s.t_end_s is not None else self._last_frame_t
+            everything = Tracks.concat(self._tracks)
+            tracks = everything.between(s.t_start_s, end)
+            self._tracks = [everything[everything.t_s >= end]]
+        frame = self.frames.shot(s.number, player, s.t_start_s, s.t_end_s)
+        self._ready.append(StoredShot(s.number, frame, player, s.struck, s.t_start_s, s.t_end_s, s.first_seq, s.last_seq, tracks))
+
+    def flush(self) -> None:
+        """Write everything received so far (events of the shot in progress included) in one transaction."""
+        chunk = Chunk(self._events, self._decisions, self._ready, self.frames.changed())
+        if chunk:
+            self.store.write(self.match_id, chunk)
+        self._events, self._decisions, self._ready = [], [], []
+
+    def finish(self) -> None:
+        """The run is over: a shot still open is written unfinished, and the match is marked complete."""
+        if self._finished:
+            return
+        if self._open is not None:
+            self._close(None)
+        for s in list(self._closed.values()):
+            self._write_shot(s, None)
+        self._closed.clear()
+        self.flush()
+        self.store.finish(self.match_id, events=self._seq, decisions=self._dseq, shots=self._shots, frames=self.frames.count)
+        self._finished = True
+
+    @property
+    def shots_seen(self) -> int:
+        return self._shots
+
+
+@dataclass(frozen=True, slots=True)
+class RecordResult:
+    match_id: int
+    events: int
+    decisions: list[Decision]
+    error: str | None = None  # the log could not be judged past a point: why (everything before it is stored)
+
+
+def _frames_of(tracks: Tracks) -> Iterable[tuple[int, float, Tracks]]:
+    if not len(tracks):
+        return
+    order = np.lexsort((tracks.frame, tracks.t_s))
+    tracks = tracks[order]
+    cuts = np.flatnonzero(np.diff(tracks.frame)) + 1
+    for part in np.split(np.arange(len(tracks)), cuts):
+        yield int(tracks.frame[part[0]]), float(tracks.t_s[part[0]]), tracks[part]
+
+
+def record_log(store: MatchStore, *, video: str | os.PathLike[str], engine: Any, game: str, profile: str,
+               players: Sequence[str], options: Mapping[str, Any] | None, events: Sequence[Event], tracks: Tracks | None = None,
+               video_sha256: str | None = None, played_at: datetime | None = None,
+               on_decision: Callable[[Decision], None] | None = None) -> RecordResult:
+    """Referee a whole event log (with its tracks, if any) and record the match, as a live run would.
+
+    A log the rules cannot judge to its end (an impossible log) is recorded up to the call that
+    failed; the result's ``error`` says why and the match stays ``recording``."""
+    rec = MatchRecorder.open(store, video=video, game=game, profile=profile, players=players, options=options,
+                             video_sha256=video_sha256, played_at=played_at, keep_tracks=tracks is not None)
+    referee = Referee(engine, players, options)
+    frames = iter(_frames_of(tracks) if tracks is not None else ())
+    pending_frame = next(frames, None)
+    decisions: list[Decision] = []
+
+    def take(steps: Iterable[Any]) -> None:
+        for step in steps:
+            decisions.append(step.decision)
+            rec.decision(step.decision)
+            if on_decision:
+                on_decision(step.decision)
+
+    try:
+        for e in events:
+            while pending_frame is not None and pending_frame[1] <= e.t_s:
+                rec.frame(*pending_frame)
+                pending_frame = next(frames, None)
+            rec.event(e)
+            take(referee.feed(e))
+        take(referee.finish())
+    except RulesError as err:
+        rec.flush()
+        return RecordResult(rec.match_id, rec._seq, decisions, str(err))
+    while pending_frame is not None:
+        rec.frame(*pending_frame)
+        pending_frame = next(frames, None)
+    rec.finish()
+    return RecordResult(rec.match_id, rec._seq, decisions)
