@@ -7,7 +7,8 @@ Alembic run on open). See ``docs/store.md``.
 """
 
 from cueref.store.db import DEFAULT_STORE, StoreError, store_url
-from cueref.store.recorder import FrameBook, MatchRecorder, RecordResult, record_log
+from cueref.store.frames import FrameBook
+from cueref.store.recorder import MatchRecorder, RecordResult, record_log
 from cueref.store.store import MatchInfo, MatchStore, MatchSummary, StoredDecision, StoredEvent, StoredFrame, StoredShot, video_digest
 from cueref.store.tracks import TRACK_COLUMNS, TrackPoint, Tracks, TracksError, read_tracks_csv, write_tracks_csv
 

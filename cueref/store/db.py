@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from alembic import command
 from alembic.config import Config
@@ -81,19 +83,35 @@ def schema_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+@contextmanager
+def _quiet_alembic() -> Iterator[None]:
+    """Alembic says at INFO what it does on every open; keep that for --debug."""
+    logger = logging.getLogger("alembic")
+    level = logger.level
+    if not log.isEnabledFor(logging.DEBUG):
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Bring the store's schema to ``revision`` (the newest by default), in one transaction."""
-    current = schema_revision(engine)
     script = ScriptDirectory.from_config(_config())
-    if current is not None and not _known(script, current):
-        raise StoreError(f"the store's schema is revision {current!r}, which this cueref does not know: it was made by a newer "
-                         "cueref; upgrade cueref to open it")
-    cfg = _config()
-    with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, revision)
-    if current != revision:
-        log.info("match store %s: schema %s -> %s", engine.url.render_as_string(hide_password=True), current or "empty", schema_revision(engine))
+    target = script.get_current_head() if revision == "head" else revision
+    with _quiet_alembic():
+        current = schema_revision(engine)
+        if current == target:
+            return
+        if current is not None and not _known(script, current):
+            raise StoreError(f"the store's schema is revision {current!r}, which this cueref does not know: it was made by a newer "
+                             "cueref; upgrade cueref to open it")
+        cfg = _config()
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+    log.info("match store %s: schema %s -> %s", engine.url.render_as_string(hide_password=True), current or "empty", target)
 
 
 def _known(script: ScriptDirectory, revision: str) -> bool:
@@ -119,7 +137,8 @@ def connect(location: str | os.PathLike[str] | None = None, *, upgrade: bool = T
         if upgrade:
             migrate(engine)
         else:
-            schema_revision(engine)
+            with _quiet_alembic():
+                schema_revision(engine)
     except StoreError:
         engine.dispose()
         raise

@@ -12,7 +12,10 @@ frames:
   while it ran, packed (``cueref.store.tracks``);
 * ``decisions``: every call in the order the engine made it. ``revision`` 0 holds the calls of the
   referee's run (the automatic calls); a review that corrects a call replays the corrected log and
-  writes the whole new set of calls as the match's next revision, so both are kept;
+  writes the whole new set of calls as the match's next revision, which becomes current (the
+  revisions between are dropped: the store keeps the automatic calls and the current ones);
+* ``corrections``: what a reviewer changed (an override or an answer), why, and the call before and
+  after it;
 * ``frames``: the games' frames (racks), who broke, who won and when.
 """
 
@@ -25,7 +28,7 @@ from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, LargeBinary, 
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "Player", "Match", "MatchPlayer", "GameFrame", "ShotRow", "EventRow", "DecisionRow", "utcnow"]
+__all__ = ["Base", "Player", "Match", "MatchPlayer", "GameFrame", "ShotRow", "EventRow", "DecisionRow", "Correction", "utcnow"]
 
 # JSON columns: JSONB on PostgreSQL (indexable, compact), JSON text elsewhere
 Json = JSON().with_variant(JSONB(), "postgresql")
@@ -61,6 +64,7 @@ class Match(Base):
     played_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))  # the date filters use
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    revision: Mapped[int] = mapped_column(Integer, default=0)  # the revision of decisions that is current
     annotated_video: Mapped[str | None] = mapped_column(Text, nullable=True)  # the annotated video's path, if written
 
     seats: Mapped[list["MatchPlayer"]] = relationship(order_by="MatchPlayer.seat", cascade="all, delete-orphan")
@@ -144,3 +148,21 @@ class DecisionRow(Base):
     pending: Mapped[bool] = mapped_column(default=False)  # a question waits for the operator
     summary: Mapped[str] = mapped_column(Text)  # Decision.summary(): one line for a terminal
     data: Mapped[dict[str, Any]] = mapped_column(Json)
+
+
+class Correction(Base):
+    """A reviewer's change to a call: an ``override`` of a field or an ``answer`` to a pending question,
+    put into the log right after the shot, with the reason; ``automatic`` and ``corrected`` are the
+    shot's call before and after (``Decision.to_dict()``)."""
+
+    __tablename__ = "corrections"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
+    shot: Mapped[int] = mapped_column(Integer)
+    event: Mapped[dict[str, Any]] = mapped_column(Json)  # the operator input put into the log
+    reason: Mapped[str] = mapped_column(Text)
+    author: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revision: Mapped[int] = mapped_column(Integer)  # the decisions revision it produced
+    automatic: Mapped[dict[str, Any]] = mapped_column(Json)
+    corrected: Mapped[dict[str, Any]] = mapped_column(Json)

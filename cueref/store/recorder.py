@@ -27,14 +27,16 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from cueref.store.store import Chunk, MatchInfo, MatchStore, StoredDecision, StoredEvent, StoredFrame, StoredShot, video_digest
+from cueref.store.corrections import reapply
+from cueref.store.frames import FrameBook
+from cueref.store.store import Chunk, MatchInfo, MatchStore, StoredDecision, StoredEvent, StoredShot, video_digest
 from cueref.store.tracks import TrackPoint, Tracks
 from rules.base import Decision, Referee, RulesError
 from tracking.events import AtRest, Event, ShotStart
@@ -45,67 +47,6 @@ log = logging.getLogger(__name__)
 
 #: tracks kept while no shot is open (the strike's event may come a little after its frames)
 IDLE_TRACKS_S = 5.0
-
-
-class FrameBook:
-    """Which frame (rack) each shot belongs to, from the calls in the order they were made.
-
-    A call with ``frame_over`` (and no pending question) ends the current frame; the next shot opens
-    the next one. A later call on the same shot (an answer, an override) may change its winner or
-    undo the end."""
-
-    def __init__(self) -> None:
-        self.number = 1
-        self._frames: dict[int, StoredFrame] = {}
-        self._closed_by: int | None = None  # the shot whose call ended the last frame
-        self._changed: set[int] = set()
-
-    def shot(self, number: int, player: str | None, t_start_s: float, t_end_s: float | None) -> int:
-        """Put a shot in the current frame; returns the frame's number."""
-        f = self._frames.get(self.number)
-        end = t_end_s if t_end_s is not None else t_start_s
-        if f is None:
-            f = StoredFrame(self.number, number, number, t_start_s, end, player, None)
-        else:
-            f = replace(f, last_shot=number, t_end_s=max(f.t_end_s, end))
-        self._frames[self.number] = f
-        self._changed.add(self.number)
-        return self.number
-
-    def call(self, d: Mapping[str, Any]) -> None:
-        """Take one call (``Decision.to_dict()``)."""
-        if d.get("pending"):
-            return
-        shot, over = d.get("shot"), bool(d.get("frame_over"))
-        recall = shot is not None and shot == self._closed_by
-        if recall and not over:  # the last call ended the frame; this one (an override) does not
-            self.number -= 1
-            self._frames[self.number] = replace(self._frames[self.number], winner=None)
-            self._changed.add(self.number)
-            self._closed_by = None
-        elif over:
-            if recall:
-                self.number -= 1
-            f = self._frames.get(self.number)
-            if f is None:  # a frame ended before any shot (a concession at once)
-                return
-            self._frames[self.number] = replace(f, winner=d.get("winner"), t_end_s=max(f.t_end_s, float(d.get("t_s") or 0.0)))
-            self._changed.add(self.number)
-            self._closed_by = shot
-            self.number += 1
-
-    def changed(self) -> list[StoredFrame]:
-        """The frames changed since the last call of this method."""
-        out = [self._frames[n] for n in sorted(self._changed)]
-        self._changed.clear()
-        return out
-
-    @property
-    def count(self) -> int:
-        return len(self._frames)
-
-    def all(self) -> list[StoredFrame]:
-        return [self._frames[n] for n in sorted(self._frames)]
 
 
 @dataclass(slots=True)
@@ -135,6 +76,7 @@ class MatchRecorder:
         self._last_frame_t = -np.inf
         self.frames = FrameBook()
         self._finished = False
+        self.warning: str | None = None  # set by finish() when earlier corrections no longer apply
 
     @classmethod
     def open(cls, store: MatchStore, *, video: str | os.PathLike[str], game: str, profile: str, players: Sequence[str],
@@ -229,10 +171,15 @@ class MatchRecorder:
         self.flush()
         self.store.finish(self.match_id, events=self._seq, decisions=self._dseq, shots=self._shots, frames=self.frames.count)
         self._finished = True
+        self.warning = reapply(self.store, self.match_id)  # a reviewer's corrections, made on an earlier run
 
     @property
     def shots_seen(self) -> int:
         return self._shots
+
+    @property
+    def events_seen(self) -> int:
+        return self._seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +187,8 @@ class RecordResult:
     match_id: int
     events: int
     decisions: list[Decision]
-    error: str | None = None  # the log could not be judged past a point: why (everything before it is stored)
+    error: str | None = None  # the rules could not judge the log past a point: why
+    warning: str | None = None  # earlier corrections no longer apply: why
 
 
 def _frames_of(tracks: Tracks) -> Iterable[tuple[int, float, Tracks]]:
@@ -259,35 +207,41 @@ def record_log(store: MatchStore, *, video: str | os.PathLike[str], engine: Any,
                on_decision: Callable[[Decision], None] | None = None) -> RecordResult:
     """Referee a whole event log (with its tracks, if any) and record the match, as a live run would.
 
-    A log the rules cannot judge to its end (an impossible log) is recorded up to the call that
-    failed; the result's ``error`` says why and the match stays ``recording``."""
+    A log the rules cannot judge to its end (an impossible log, a question left unanswered) is judged
+    up to the call that failed and recorded whole (every event and track is kept, the later shots
+    have no call); the result's ``error`` says why. ``cueref review`` can then answer or correct the
+    call, which judges the rest."""
     rec = MatchRecorder.open(store, video=video, game=game, profile=profile, players=players, options=options,
                              video_sha256=video_sha256, played_at=played_at, keep_tracks=tracks is not None)
-    referee = Referee(engine, players, options)
+    referee: Referee | None = Referee(engine, players, options)
     frames = iter(_frames_of(tracks) if tracks is not None else ())
     pending_frame = next(frames, None)
     decisions: list[Decision] = []
+    error = None
 
-    def take(steps: Iterable[Any]) -> None:
-        for step in steps:
-            decisions.append(step.decision)
-            rec.decision(step.decision)
-            if on_decision:
-                on_decision(step.decision)
+    def judge(step: Callable[[], Iterable[Any]]) -> None:
+        nonlocal referee, error
+        if referee is None:
+            return
+        try:
+            for s in step():
+                decisions.append(s.decision)
+                rec.decision(s.decision)
+                if on_decision:
+                    on_decision(s.decision)
+        except RulesError as err:
+            referee, error = None, str(err)
+            log.warning("the rules cannot judge the rest of the log: %s", err)
 
-    try:
-        for e in events:
-            while pending_frame is not None and pending_frame[1] <= e.t_s:
-                rec.frame(*pending_frame)
-                pending_frame = next(frames, None)
-            rec.event(e)
-            take(referee.feed(e))
-        take(referee.finish())
-    except RulesError as err:
-        rec.flush()
-        return RecordResult(rec.match_id, rec._seq, decisions, str(err))
+    for e in events:
+        while pending_frame is not None and pending_frame[1] <= e.t_s:
+            rec.frame(*pending_frame)
+            pending_frame = next(frames, None)
+        rec.event(e)
+        judge(lambda: referee.feed(e))
+    judge(lambda: referee.finish())
     while pending_frame is not None:
         rec.frame(*pending_frame)
         pending_frame = next(frames, None)
     rec.finish()
-    return RecordResult(rec.match_id, rec._seq, decisions)
+    return RecordResult(rec.match_id, rec.events_seen, decisions, error, rec.warning)

@@ -28,12 +28,12 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from cueref.store.db import StoreError, connect
-from cueref.store.models import DecisionRow, EventRow, GameFrame, Match, MatchPlayer, Player, ShotRow, utcnow
+from cueref.store.models import Correction, DecisionRow, EventRow, GameFrame, Match, MatchPlayer, Player, ShotRow, utcnow
 from cueref.store.tracks import Tracks, pack_tracks, unpack_tracks
 from tracking.events import Event, event_from_dict, event_to_dict
 
 __all__ = [
-    "MatchInfo", "MatchSummary", "StoredEvent", "StoredDecision", "StoredShot", "StoredFrame", "Chunk", "MatchStore",
+    "MatchInfo", "MatchSummary", "StoredEvent", "StoredDecision", "StoredShot", "StoredFrame", "StoredCorrection", "Chunk", "MatchStore",
     "video_digest", "plain_json",
 ]
 
@@ -86,6 +86,7 @@ class MatchSummary:
     played_at: datetime
     annotated_video: str | None
     shots: int
+    revision: int  # the revision of the calls that is current (0: as refereed, no correction)
 
     @property
     def title(self) -> str:
@@ -132,6 +133,19 @@ class StoredFrame:
     t_end_s: float
     breaker: str | None
     winner: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCorrection:
+    id: int
+    shot: int
+    event: Event  # the operator input put into the log after the shot
+    reason: str
+    author: str | None
+    created_at: datetime
+    revision: int
+    automatic: Mapping[str, Any]  # the shot's call before the correction
+    corrected: Mapping[str, Any]  # and after it
 
 
 @dataclass(slots=True)
@@ -215,7 +229,7 @@ class MatchStore:
     def _summary(self, s: Session, m: Match) -> MatchSummary:
         n = s.scalar(select(func.count()).select_from(ShotRow).where(ShotRow.match_id == m.id)) or 0
         return MatchSummary(m.id, m.video_sha256, m.video_path, m.game, m.profile, dict(m.options or {}), tuple(m.players), m.status,
-                            _aware(m.played_at), m.annotated_video, int(n))
+                            _aware(m.played_at), m.annotated_video, int(n), m.revision)
 
     def matches(self, *, game: str | None = None, player: str | None = None, since: date | None = None,
                 until: date | None = None) -> list[MatchSummary]:
@@ -315,7 +329,44 @@ class MatchStore:
             s.execute(delete(GameFrame).where(GameFrame.match_id == match_id, GameFrame.number > frames))
             s.execute(update(Match).where(Match.id == match_id).values(status="complete", updated_at=utcnow()))
 
+    def write_revision(self, match_id: int, revision: int, decisions: Sequence[StoredDecision], shots: Sequence[StoredShot],
+                       frames: Sequence[StoredFrame], correction: Mapping[str, Any] | None = None) -> None:
+        """Make ``revision`` the match's current calls, in one transaction: its calls (the revisions
+        between 0 and it are dropped), each shot's player and frame under it, the frames, and the
+        correction that made it (``Correction``'s fields)."""
+        with self._session.begin() as s:
+            s.execute(delete(DecisionRow).where(DecisionRow.match_id == match_id, DecisionRow.revision.notin_([0, revision])))
+            s.execute(delete(DecisionRow).where(DecisionRow.match_id == match_id, DecisionRow.revision == revision,
+                                                DecisionRow.seq >= len(decisions)))
+            self._sync(s, DecisionRow, match_id, ("revision", "seq"), [
+                {"revision": revision, "seq": d.seq, "shot": d.shot, "t_s": d.t_s, "player": d.player, "pending": d.pending,
+                 "summary": d.summary, "data": plain_json(dict(d.data))} for d in decisions])
+            for sh in shots:
+                s.execute(update(ShotRow).where(ShotRow.match_id == match_id, ShotRow.number == sh.number)
+                          .values(player=sh.player, frame_number=sh.frame_number))
+            s.execute(delete(GameFrame).where(GameFrame.match_id == match_id, GameFrame.number > len(frames)))
+            self._sync(s, GameFrame, match_id, ("number",), [
+                {"number": f.number, "first_shot": f.first_shot, "last_shot": f.last_shot, "t_start_s": f.t_start_s,
+                 "t_end_s": f.t_end_s, "breaker": f.breaker, "winner": f.winner} for f in frames])
+            if correction is not None:
+                s.add(Correction(match_id=match_id, revision=revision, created_at=utcnow(), **{k: plain_json(v) if k in (
+                    "event", "automatic", "corrected") else v for k, v in correction.items()}))
+            s.execute(update(Match).where(Match.id == match_id).values(revision=revision, updated_at=utcnow()))
+
+    def update_correction(self, correction_id: int, *, revision: int, automatic: Mapping[str, Any], corrected: Mapping[str, Any]) -> None:
+        """A correction applied again (after the match was refereed again)."""
+        with self._session.begin() as s:
+            s.execute(update(Correction).where(Correction.id == correction_id).values(
+                revision=revision, automatic=plain_json(dict(automatic)), corrected=plain_json(dict(corrected))))
+
     # ---- reading -------------------------------------------------------------------------------------
+
+    def corrections(self, match_id: int) -> list[StoredCorrection]:
+        """The match's corrections in the order they were made."""
+        with self._session() as s:
+            rows = s.scalars(select(Correction).where(Correction.match_id == match_id).order_by(Correction.id))
+            return [StoredCorrection(c.id, c.shot, event_from_dict(c.event), c.reason, c.author, _aware(c.created_at), c.revision,
+                                     c.automatic, c.corrected) for c in rows]
 
     def events(self, match_id: int) -> list[StoredEvent]:
         """The match's event log in order."""
@@ -323,9 +374,12 @@ class MatchStore:
             rows = s.execute(select(EventRow.seq, EventRow.shot, EventRow.data).where(EventRow.match_id == match_id).order_by(EventRow.seq))
             return [StoredEvent(seq, shot, event_from_dict(data)) for seq, shot, data in rows]
 
-    def decisions(self, match_id: int, revision: int = 0) -> list[StoredDecision]:
-        """The calls of one revision of the match, in the order they were made."""
+    def decisions(self, match_id: int, revision: int | None = None) -> list[StoredDecision]:
+        """The calls of one revision of the match (default: the current one; 0: the automatic calls of
+        the referee's run), in the order they were made."""
         with self._session() as s:
+            if revision is None:
+                revision = s.scalar(select(Match.revision).where(Match.id == match_id)) or 0
             rows = s.scalars(select(DecisionRow).where(DecisionRow.match_id == match_id, DecisionRow.revision == revision)
                              .order_by(DecisionRow.seq))
             return [StoredDecision(r.seq, r.shot, r.t_s, r.player, r.pending, r.summary, r.data) for r in rows]
