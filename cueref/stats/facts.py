@@ -29,7 +29,9 @@ shot (``Decision.to_dict()``) and the table profile; ``docs/store.md`` states th
   (a bank or a plant counts once it drops). **pot made**: the object ball was potted in the shot.
   The attempt's **target** is the pocket it dropped into, else the one it was heading into; its
   **distance** is from the object ball's position at the strike to that pocket's (hole's) centre.
-* **safety**: a shot with an object ball, no pot attempted and no foul.
+* **safety**: a shot with an object ball, no pot attempted and no foul in the shot.
+* **fouls**: the fouls of the call on the shot and of the calls on what happened just before it (a
+  ball touched while aiming, ficha 5.6), all the shooter's.
 * **cue-ball speed**: the struck ball's mean speed over its first leg: the distance from its position
   at the strike to its centre at its first event (contact, cushion, pot, jump or departure), over the
   time between the two; not measured when a pin falls or moves first (the log does not say where the
@@ -50,7 +52,7 @@ from typing import Any, Mapping, Sequence
 from calibration.table import TableProfile
 from tracking.events import AtRest, BallBall, BallCushion, Event, Jump, OffTable, PinDown, PinMoved, Pot, ShotStart, balls_involved
 
-__all__ = ["ShotFacts", "shot_facts", "heading_into", "shot_points"]
+__all__ = ["ShotFacts", "shot_facts", "heading_into", "shot_points", "centre_at"]
 
 XY = tuple[float, float]
 
@@ -76,7 +78,7 @@ class ShotFacts:
     cue_speed_mm_s: float | None
     cue_rest_xy_mm: XY | None
     pots: tuple[tuple[str, str], ...]  # (ball, pocket) in drop order
-    fouls: tuple[str, ...]
+    fouls: tuple[str, ...]  # the call's, then those of the calls on what happened before the shot (a ball touched while aiming)
     points: int
     pending: bool  # the call waits for an answer (nothing counted from it)
     safety: bool
@@ -124,7 +126,7 @@ def _place(profile: TableProfile, target: str) -> XY:
     return profile.pocket(target).xy_mm if profile.pockets else profile.hole(target).xy_mm
 
 
-def _centre(e: Event, ball: str, r: float, normals: Mapping[str, XY], at_strike: Mapping[str, XY], moved: set[str]) -> XY | None:
+def centre_at(e: Event, ball: str, r: float, normals: Mapping[str, XY], at_strike: Mapping[str, XY], moved: set[str]) -> XY | None:
     """``ball``'s centre at event ``e`` (module docstring: the first leg)."""
     xy = getattr(e, "xy_mm", None)
     if xy is None:
@@ -184,7 +186,7 @@ def shot_facts(profile: TableProfile, game: str, events: Sequence[Event], call: 
             e = later[i]
             if isinstance(e, _LEG_ENDS) and ball in balls_involved(e):
                 pins = any(isinstance(x, _PINS) for x in later[after:i])
-                return e, _centre(e, ball, r, normals, at_strike, moved_before(i) - {ball}), pins
+                return e, centre_at(e, ball, r, normals, at_strike, moved_before(i) - {ball}), pins
         return None
 
     first_i = next((i for i, e in enumerate(later) if isinstance(e, BallBall) and struck in (e.a, e.b)), None)
@@ -219,7 +221,8 @@ def shot_facts(profile: TableProfile, game: str, events: Sequence[Event], call: 
     dropped = next((pk for b, pk in pots if b == obj), None)
     target = dropped or heading
     call = call or {}
-    fouls = tuple(call.get("fouls") or ())
+    own = tuple(call.get("fouls") or ())
+    fouls = own + tuple(f for prior in call.get("prior") or () for f in prior.get("fouls") or ())
     pending = bool(call.get("pending"))
     attempted = target is not None
     return ShotFacts(
@@ -228,5 +231,5 @@ def shot_facts(profile: TableProfile, game: str, events: Sequence[Event], call: 
         target=target, pot_distance_mm=math.dist(o0, _place(profile, target)) if attempted and o0 is not None else None,
         cue_speed_mm_s=speed, cue_rest_xy_mm=rest.positions.get(struck) if rest is not None else None, pots=pots, fouls=fouls,
         points=shot_points(game, profile, call), pending=pending,
-        safety=obj is not None and not attempted and not fouls and not pending,
+        safety=obj is not None and not attempted and not own and not pending,
     )

@@ -41,7 +41,7 @@ from cueref.store.tracks import TrackPoint, Tracks
 from rules.base import Decision, Referee, RulesError
 from tracking.events import AtRest, Event, ShotStart
 
-__all__ = ["MatchRecorder", "FrameBook", "RecordResult", "record_log"]
+__all__ = ["MatchRecorder", "RecordResult", "StoppingReferee", "record_log", "frames_of"]
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,8 @@ class RecordResult:
     warning: str | None = None  # earlier corrections no longer apply: why
 
 
-def _frames_of(tracks: Tracks) -> Iterable[tuple[int, float, Tracks]]:
+def frames_of(tracks: Tracks) -> Iterable[tuple[int, float, Tracks]]:
+    """``(frame, t_s, that frame's rows)`` in time order."""
     if not len(tracks):
         return
     order = np.lexsort((tracks.frame, tracks.t_s))
@@ -201,6 +202,32 @@ def _frames_of(tracks: Tracks) -> Iterable[tuple[int, float, Tracks]]:
         yield int(tracks.frame[part[0]]), float(tracks.t_s[part[0]]), tracks[part]
 
 
+class StoppingReferee:
+    """A :class:`~rules.base.Referee` that stops judging at the first event the rules refuse (an
+    impossible log, a question left unanswered) instead of raising: ``error`` says why, and the
+    caller goes on recording the rest of the log, which ``cueref review`` can judge once settled."""
+
+    def __init__(self, engine: Any, players: Sequence[str], options: Mapping[str, Any] | None):
+        self._referee: Referee | None = Referee(engine, players, options)
+        self.error: str | None = None
+
+    def _steps(self, make: Callable[[Referee], Iterable[Any]]) -> list[Decision]:
+        if self._referee is None:
+            return []
+        try:
+            return [s.decision for s in make(self._referee)]
+        except RulesError as err:
+            self._referee, self.error = None, str(err)
+            log.warning("the rules cannot judge the rest of the log: %s", err)
+            return []
+
+    def feed(self, e: Event) -> list[Decision]:
+        return self._steps(lambda r: r.feed(e))
+
+    def finish(self) -> list[Decision]:
+        return self._steps(lambda r: r.finish())
+
+
 def record_log(store: MatchStore, *, video: str | os.PathLike[str], engine: Any, game: str, profile: str,
                players: Sequence[str], options: Mapping[str, Any] | None, events: Sequence[Event], tracks: Tracks | None = None,
                video_sha256: str | None = None, played_at: datetime | None = None,
@@ -208,40 +235,32 @@ def record_log(store: MatchStore, *, video: str | os.PathLike[str], engine: Any,
     """Referee a whole event log (with its tracks, if any) and record the match, as a live run would.
 
     A log the rules cannot judge to its end (an impossible log, a question left unanswered) is judged
-    up to the call that failed and recorded whole (every event and track is kept, the later shots
+    up to the event that failed and recorded whole (every event and track is kept, the later shots
     have no call); the result's ``error`` says why. ``cueref review`` can then answer or correct the
     call, which judges the rest."""
     rec = MatchRecorder.open(store, video=video, game=game, profile=profile, players=players, options=options,
                              video_sha256=video_sha256, played_at=played_at, keep_tracks=tracks is not None)
-    referee: Referee | None = Referee(engine, players, options)
-    frames = iter(_frames_of(tracks) if tracks is not None else ())
+    referee = StoppingReferee(engine, players, options)
+    frames = iter(frames_of(tracks) if tracks is not None else ())
     pending_frame = next(frames, None)
     decisions: list[Decision] = []
-    error = None
 
-    def judge(step: Callable[[], Iterable[Any]]) -> None:
-        nonlocal referee, error
-        if referee is None:
-            return
-        try:
-            for s in step():
-                decisions.append(s.decision)
-                rec.decision(s.decision)
-                if on_decision:
-                    on_decision(s.decision)
-        except RulesError as err:
-            referee, error = None, str(err)
-            log.warning("the rules cannot judge the rest of the log: %s", err)
+    def take(made: list[Decision]) -> None:
+        for d in made:
+            decisions.append(d)
+            rec.decision(d)
+            if on_decision:
+                on_decision(d)
 
     for e in events:
         while pending_frame is not None and pending_frame[1] <= e.t_s:
             rec.frame(*pending_frame)
             pending_frame = next(frames, None)
         rec.event(e)
-        judge(lambda: referee.feed(e))
-    judge(lambda: referee.finish())
+        take(referee.feed(e))
+    take(referee.finish())
     while pending_frame is not None:
         rec.frame(*pending_frame)
         pending_frame = next(frames, None)
     rec.finish()
-    return RecordResult(rec.match_id, rec.events_seen, decisions, error, rec.warning)
+    return RecordResult(rec.match_id, rec.events_seen, decisions, referee.error, rec.warning)

@@ -24,7 +24,7 @@ from datetime import date, datetime, time, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from cueref.store.db import StoreError, connect
@@ -275,7 +275,7 @@ class MatchStore:
         """Write ``chunk`` in one transaction (see the module docstring: equal rows are left alone)."""
         if not chunk:
             return
-        with self._session.begin() as s:
+        with self.engine.begin() as s:  # Core, not the ORM session: this runs once per call, live
             self._sync(s, EventRow, match_id, ("seq",), [
                 {"seq": e.seq, "shot": e.shot, "t_s": e.event.t_s, "kind": e.event.kind, "data": plain_json(event_to_dict(e.event))}
                 for e in chunk.events])
@@ -295,7 +295,7 @@ class MatchStore:
             s.execute(update(Match).where(Match.id == match_id).values(updated_at=utcnow()))
 
     @staticmethod
-    def _sync(s: Session, table: type, match_id: int, keys: tuple[str, ...], rows: list[dict[str, Any]],
+    def _sync(s: Session | Connection, table: type, match_id: int, keys: tuple[str, ...], rows: list[dict[str, Any]],
               compare: tuple[str, ...] | None = None) -> None:
         """Insert rows that are new, update those that differ from the stored ones, leave equal ones."""
         if not rows:

@@ -92,6 +92,7 @@ def truth_figures(gf, profile: TableProfile, distance_bins, cut_bins) -> dict[st
         fig.frames.add(0)
         fouls = tuple(str(getattr(f, "value", f)) for f in call.fouls)
         fig.fouls.update(fouls)
+        fig.fouls.update(str(getattr(f, "value", f)) for prior in getattr(call, "prior", ()) for f in prior.fouls)
 
         def pos(b, t):
             return tl.ball_pose(b, t).xy_mm
