@@ -128,7 +128,7 @@ class AnnotatedVideo:
         box_h = line_h * len(lines) + line_h // 2
         y0 = 0 if top else h - box_h
         roi = out[y0:y0 + box_h]
-        roi[:] = (roi * 0.35).astype(np.uint8)
+        cv2.convertScaleAbs(roi, dst=roi, alpha=0.35)  # darken under the text
         for i, line in enumerate(lines):
             cv2.putText(out, line, (line_h // 2, y0 + line_h * (i + 1)), FONT, scale, colour, thick, cv2.LINE_AA)
 

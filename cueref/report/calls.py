@@ -67,7 +67,7 @@ def foul_rule(game: str, foul: str) -> str | None:
 def call_text(call: Mapping[str, Any] | None) -> str:
     """One line: the call's explanation (which quotes its rule numbers), or the pending question."""
     if not call:
-        return "no call"
+        return "not judged: the rules stopped before this shot (a question pending, or a log they cannot judge)"
     if call.get("pending"):
         q = call["pending"]
         return f"PENDING: {q['text']} [{' / '.join(q['options'])}]"
