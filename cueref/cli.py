@@ -14,6 +14,8 @@ import logging
 import sys
 from typing import Sequence
 
+from cueref.errors import UserError
+
 # (name, module, one-line help) in the order --help lists them
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
@@ -27,10 +29,6 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("stats", "cueref.commands.stats", "shot statistics per player over one match or the whole store: table, CSV, JSON, plots"),
     ("review", "cueref.commands.review", "list stored matches and their calls; correct a call (override or answer) and re-judge the rest"),
 )
-
-
-class UserError(Exception):
-    """An error whose message is the whole story for the user (no traceback)."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
