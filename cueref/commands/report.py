@@ -2,6 +2,8 @@
 
 * ``cueref report MATCH`` writes the page of a stored match (after ``cueref review`` corrected it,
   say) into ``--out`` (default: ``cueref-out/VIDEO-NAME/``), playing its annotated video.
+* ``cueref report --run DIR`` takes a ``cueref referee`` run folder (``events.jsonl``, ``tracks.csv``,
+  ``calibration.json``; the video named in the log's header) and writes the report into it;
 * ``cueref report --events LOG --video VIDEO`` takes what a refereed run wrote (the event log, and
   ``--tracks tracks.csv``, ``--calibration CAL.json`` and ``--calls`` when there are some): it judges
   the log, prints each call, stores the match, writes the annotated video (ball ids and trails when
@@ -21,8 +23,9 @@ from calibration import calfile
 from calibration.calibrate import calibrate_image
 from calibration.homography import CalibrationError
 from calibration.table import resolve_profile
-from cueref.cli import UserError
-from cueref.commands.judge import merge_by_time, parse_option_args
+from cueref.calls import merge_by_time, read_calls
+from cueref.errors import UserError
+from cueref.options import parse_option_args, parse_players
 from cueref.report.outputs import MatchOutputs
 from cueref.report.page import write_report
 from cueref.store import MatchStore, StoppingReferee, frames_of, read_tracks_csv, record_log
@@ -37,6 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("match", nargs="?", help="a stored match (id, start of its video hash, or the video file)")
     p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or cueref-out/matches.sqlite)")
     p.add_argument("--out", type=Path, help="folder for the report (default: cueref-out/VIDEO-NAME/)")
+    p.add_argument("--run", type=Path, metavar="DIR", help="a cueref referee run folder: its events.jsonl, tracks.csv, calibration.json "
+                   "and the video its log names; the report is written into it")
     p.add_argument("--events", type=Path, help="a refereed run's event log (JSON Lines): judge, store and report it")
     p.add_argument("--video", type=Path, help="the video the log was made from (with --events); or the video a stored match's page plays")
     p.add_argument("--tracks", type=Path, help="the run's tracks.csv (ball ids and trails on the video, tracked paths on the diagrams)")
@@ -64,13 +69,13 @@ def _from_log(args: argparse.Namespace) -> int:
         raise UserError("--events needs --video: the video the log was made from (its content identifies the match)")
     header, events = read_events(args.events)
     if args.calls:
-        events = merge_by_time(events, [read_events(c)[1] for c in args.calls])
+        events = merge_by_time(events, read_calls(args.calls))
     game = args.game or (header.game if header else None)
     if game is None:
         raise UserError(f"{args.events}: the log has no header naming the game: give --game ({', '.join(GAMES)})")
     profile_ref = args.table or (header.profile if header and header.profile else GAMES[game][2])
     profile = resolve_profile(profile_ref)
-    players = [p for p in args.players.split(",") if p] if args.players else (list(header.players) if header and header.players else ["A", "B"])
+    players = parse_players(args.players) if args.players else (list(header.players) if header and header.players else ["A", "B"])
     options = dict(header.options) if header else {}
     options.update(parse_option_args(args.option))
     engine = get_engine(game, profile)
@@ -144,7 +149,29 @@ def _done(url: str, match_id: int, path: Path, error: str | None, warning: str |
     print(f"report: {path}")
 
 
+def _run_folder(args: argparse.Namespace) -> None:
+    """Fill --events, --tracks, --calibration, --video and --out from a referee run folder."""
+    folder = args.run
+    if not (folder / "events.jsonl").is_file():
+        raise UserError(f"--run {folder}: no events.jsonl in it: give the folder cueref referee wrote (cueref-out/VIDEO-NAME/)")
+    args.events = folder / "events.jsonl"
+    for name, attr in (("tracks.csv", "tracks"), ("calibration.json", "calibration")):
+        if getattr(args, attr) is None and (folder / name).is_file():
+            setattr(args, attr, folder / name)
+    if args.video is None:
+        header, _ = read_events(args.events)
+        source = Path(header.source) if header and header.source else None
+        if source is None or not source.is_file():
+            raise UserError(f"--run {folder}: the video its log names ({source}) is not there: give it with --video")
+        args.video = source
+    args.out = args.out or folder
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        if args.events is not None:
+            raise UserError("give either --run DIR or --events LOG, not both")
+        _run_folder(args)
     if args.events is not None:
         if args.match is not None:
             raise UserError("give either a stored MATCH or --events LOG --video VIDEO, not both")

@@ -1,24 +1,17 @@
 """What a referee run leaves behind, written as it goes: the match in the store, the annotated video
 and, at the end, the review report. :class:`MatchOutputs` is the one consumer ``cueref referee``
-calls with the pipeline's results::
+adds beside its run files, fed each of the pipeline's per-frame results::
 
-    outputs = MatchOutputs.open(out_dir, video=path, game=game, profile=profile, profile_ref=ref, players=players,
-                                options=options, calibration=cal, fps=reader.fps, store=args.store)
-    try:
-        for result in pipeline:                                        # per-frame results, in order
-            for event in result.events:
-                outputs.event(event)
-                for step in referee.feed(event):
-                    outputs.decision(step.decision)
-            outputs.frame(result.frame, result.tracks)                  # draws the latest call
-        for step in referee.finish():
-            outputs.decision(step.decision)
-    except BaseException:
-        outputs.abort()                                                 # keeps what was decided
-        raise
-    report = outputs.close()                                            # out_dir/report.html
+    with RunFiles(out, header) as files, MatchOutputs.open(out, video=args.video, game=args.game, profile=profile,
+            profile_ref=header.profile, players=players, options=options, calibration=cal, fps=info.fps,
+            store=args.store) as match, closing(run_pipeline(frames, stages, calls)) as results:
+        for result in results:                 # cueref.pipeline.FrameResult
+            files.add(result)
+            match.add(result)                  # its events, the calls they completed, the frame and its tracks
+    # leaving the block normally writes out/report.html (match.report); an error keeps what was decided
 
-``cueref report --events LOG --video VIDEO`` drives the same consumer from a logged run's files.
+``cueref report --events LOG --video VIDEO`` drives the same consumer from a logged run's files,
+through :meth:`~MatchOutputs.event`, :meth:`~MatchOutputs.decision` and :meth:`~MatchOutputs.frame`.
 """
 
 from __future__ import annotations
@@ -33,7 +26,7 @@ from calibration.table import TableProfile
 from cueref.report.annotate import AnnotatedVideo
 from cueref.report.page import write_report
 from cueref.store import MatchRecorder, MatchStore
-from cueref.store.tracks import Tracks
+from cueref.store.tracks import TrackPoint, Tracks
 from cueref.video import Frame
 from rules.base import Decision
 from tracking.events import Event
@@ -54,6 +47,7 @@ class MatchOutputs:
         self._own_store, self._plots = own_store, plots
         self.call: Mapping[str, Any] | None = None  # the latest call, drawn on the video
         self.warning: str | None = None
+        self.report: Path | None = None  # written by close()
 
     @classmethod
     def open(cls, out_dir: str | os.PathLike[str], *, video: str | os.PathLike[str], game: str, profile: TableProfile,
@@ -81,6 +75,27 @@ class MatchOutputs:
             raise
         return cls(out, st, rec, annotated, own_store=own, plots=plots)
 
+    def __enter__(self) -> "MatchOutputs":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+    def add(self, result: Any) -> None:
+        """One per-frame result of :func:`cueref.pipeline.run`: its events, the calls they completed,
+        then the frame with its tracks (the tracker's snapshot, read through ``rows()``: one
+        ``(ball, class, x_mm, y_mm, state, confidence)`` per track, as ``tracks.csv``)."""
+        for e in result.events:
+            self.event(e)
+        for step in result.steps:
+            self.decision(step.decision)
+        rows = getattr(result.tracks, "rows", None)
+        tracks = Tracks.from_points(TrackPoint(result.frame.index, result.frame.t_s, *row) for row in rows()) if rows else None
+        self.frame(result.frame, tracks)
+
     def frame(self, frame: Frame, tracks: Tracks | None = None) -> None:
         """One video frame and the tracks the tracker has for it."""
         if tracks is not None:
@@ -102,7 +117,8 @@ class MatchOutputs:
             self.warning = self.recorder.warning
             if self.annotated is not None:
                 self.store.set_annotated_video(self.recorder.match_id, self.annotated.close().resolve())
-            return write_report(self.store, self.recorder.match_id, self.out_dir, plots=self._plots)
+            self.report = write_report(self.store, self.recorder.match_id, self.out_dir, plots=self._plots)
+            return self.report
         finally:
             if self._own_store:
                 self.store.close()

@@ -14,7 +14,7 @@ import pytest
 from cueref.cli import main
 from cueref.report.diagram import shot_svg
 from cueref.store import MatchStore, record_log, write_tracks_csv
-from cueref.video import VideoReader, probe
+from cueref.video import VideoReader
 from calibration.table import resolve_profile
 from rules import get_engine
 from tests.report import _browser
@@ -44,7 +44,8 @@ def report(tmp_path_factory):
 
 def test_the_annotated_video_is_h264_a_browser_plays_with_the_referees_view_burnt_in(report):
     source, annotated = CLIP.with_suffix(".mp4"), report / "annotated.mp4"
-    info = probe(annotated)
+    with VideoReader(annotated) as r:
+        info = r.info
     assert (info.codec, info.pix_fmt, info.width, info.height) == ("h264", "yuv420p", 1280, 720)
     head = annotated.read_bytes()[:1 << 16]
     assert 0 <= head.find(b"moov") < head.find(b"mdat") or head.find(b"mdat") < 0  # faststart: the index comes first
