@@ -174,10 +174,6 @@ class MatchRecorder:
         self.warning = reapply(self.store, self.match_id)  # a reviewer's corrections, made on an earlier run
 
     @property
-    def shots_seen(self) -> int:
-        return self._shots
-
-    @property
     def events_seen(self) -> int:
         return self._seq
 
