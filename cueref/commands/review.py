@@ -19,7 +19,7 @@ import argparse
 from typing import Any, Mapping
 
 from cueref.store import MatchStore, StoreError
-from cueref.store.corrections import correct, shot_call
+from cueref.store.corrections import correct, shot_call, standing_calls
 from tracking.events import Override, event_to_dict
 
 
@@ -58,11 +58,11 @@ def _list_matches(store: MatchStore) -> int:
 
 def _list_shots(store: MatchStore, ref: str) -> int:
     m = store.match(ref)
-    decisions = store.decisions(m.id)
+    standing = standing_calls(store.decisions(m.id))
     corrected = {c.shot: c for c in store.corrections(m.id)}
     print(f"{m.title} ({m.status}; {m.shots} shots; store {store.url})")
     for s in store.shots(m.id):
-        call = shot_call(decisions, s.number)
+        call = standing.get(s.number)
         text = call.summary.split(":", 1)[-1].strip() if call else "no call (the rules could not judge this far)"
         if call is not None and call.pending:
             q = call.data["pending"]

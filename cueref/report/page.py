@@ -26,7 +26,7 @@ from cueref.report.diagram import shot_svg
 from cueref.stats import match_facts, summarise
 from cueref.stats.output import format_table
 from cueref.store import MatchStore
-from cueref.store.corrections import shot_call
+from cueref.store.corrections import standing_calls
 from cueref.store.store import StoredCorrection, StoredDecision
 
 __all__ = ["write_report", "report_html"]
@@ -178,9 +178,8 @@ def report_html(store: MatchStore, match: int | str, *, video: str | None = None
     frames = store.frames(m.id)
 
     rows, templates, ticks = [], [], []
-    by_shot = {s.number: s for s in shots}
+    standing, standing_auto = standing_calls(calls), standing_calls(automatic)
     duration = max([s.t_end_s or s.t_start_s for s in shots] + [e.t_s for e in events[-1:]] + [1.0])
-    seen_shots: set[int] = set()
     inputs: list[StoredDecision] = [d for d in calls if d.shot is None]
     items: list[tuple[float, int, Any]] = [(s.t_start_s, 0, s) for s in shots] + [(d.t_s, 1, d) for d in inputs]
     for t_s, _, item in sorted(items, key=lambda x: (x[0], x[1])):
@@ -188,8 +187,7 @@ def report_html(store: MatchStore, match: int | str, *, video: str | None = None
             rows.append(_row(m.game, m.id, None, t_s, item.player, item.data, None, (), None))
             continue
         s = item
-        call = shot_call(calls, s.number)
-        auto = shot_call(automatic, s.number)
+        call, auto = standing.get(s.number), standing_auto.get(s.number)
         data = dict(call.data) if call else None
         rows.append(_row(m.game, m.id, s.number, s.t_start_s, s.player, data, dict(auto.data) if auto else None,
                          corrections.get(s.number, ()), s.frame_number))
@@ -203,14 +201,13 @@ def report_html(store: MatchStore, match: int | str, *, video: str | None = None
                                         ("corrected", s.number in corrections)) if on)
         ticks.append(f'<i data-n="{s.number}" class="{kind}" style="left:{100 * s.t_start_s / duration:.3f}%" '
                      f'title="shot {s.number}: {_e(call_text(data))[:120]}"></i>')
-        seen_shots.add(s.number)
 
     last = calls[-1].data if calls else None
     frame_items = "".join(
         f"<li>frame {f.number}: {_e(f.winner + ' won' if f.winner else 'in play')} · shots {f.first_shot}–{f.last_shot} · "
         f"{_clock(f.t_start_s)}–{_clock(f.t_end_s)} · broken by {_e(f.breaker or '?')}</li>" for f in frames)
     revision = f" · {sum(len(v) for v in corrections.values())} correction(s) by review" if corrections else ""
-    pending_n = sum(1 for s in shots if (c := shot_call(calls, s.number)) is not None and c.pending)
+    pending_n = sum(1 for c in standing.values() if c.pending)
     pending = f" · {pending_n} pending question(s)" if pending_n else ""
     stats_block = ""
     stats = summarise([match_facts(store, m)])

@@ -12,7 +12,7 @@ from calibration.table import resolve_profile
 from cueref.stats.facts import ShotFacts, heading_into, shot_facts, shot_points
 from cueref.stats.summary import CUT_BINS_DEG, DISTANCE_BINS_MM, MatchFacts, PlayerStats, bin_label, summarise
 from cueref.store import MatchStore, MatchSummary
-from cueref.store.corrections import shot_call
+from cueref.store.corrections import standing_calls
 
 __all__ = [
     "ShotFacts", "shot_facts", "heading_into", "shot_points", "PlayerStats", "MatchFacts", "summarise", "bin_label",
@@ -25,14 +25,14 @@ def match_facts(store: MatchStore, match: MatchSummary) -> MatchFacts:
     profile = resolve_profile(match.profile)
     events = [e.event for e in store.events(match.id)]
     decisions = store.decisions(match.id)
-    facts, calls = [], []
+    standing = standing_calls(decisions)
+    facts = []
     for s in store.shots(match.id):
-        call = shot_call(decisions, s.number)
-        data = dict(call.data) if call is not None else None
-        facts.append(shot_facts(profile, match.game, events[s.first_seq:s.last_seq + 1], data, match_id=match.id, shot=s.number,
-                                frame=s.frame_number))
-    standing = {id(shot_call(decisions, d.shot)) for d in decisions if d.shot is not None}
-    calls = [d.data for d in decisions if d.shot is None or id(d) in standing]
+        call = standing.get(s.number)
+        facts.append(shot_facts(profile, match.game, events[s.first_seq:s.last_seq + 1], dict(call.data) if call else None,
+                                match_id=match.id, shot=s.number, frame=s.frame_number))
+    kept = {id(d) for d in standing.values()}
+    calls = [d.data for d in decisions if d.shot is None or id(d) in kept]
     return MatchFacts(match.id, match.game, facts, [d.data for d in decisions if d.shot is None], calls)
 
 

@@ -23,7 +23,7 @@ from rules import get_engine
 from rules.base import Decision, Referee, RulesError
 from tracking.events import Answer, Event, Override, event_to_dict
 
-__all__ = ["CorrectionError", "CorrectionResult", "correct", "reapply", "shot_call", "corrected_log"]
+__all__ = ["CorrectionError", "CorrectionResult", "correct", "reapply", "shot_call", "standing_calls", "corrected_log"]
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,12 @@ class CorrectionResult:
 def shot_call(decisions: Sequence[StoredDecision], shot: int) -> StoredDecision | None:
     """The call that stands for a shot: the last one made on it (an answer or an override follows
     the first call)."""
-    calls = [d for d in decisions if d.shot == shot]
-    return calls[-1] if calls else None
+    return standing_calls(decisions).get(shot)
+
+
+def standing_calls(decisions: Sequence[StoredDecision]) -> dict[int, StoredDecision]:
+    """Shot number -> the call that stands on it: the last one made on the shot."""
+    return {d.shot: d for d in decisions if d.shot is not None}
 
 
 def corrected_log(events: Sequence[StoredEvent], shots: Mapping[int, StoredShot], corrections: Sequence[tuple[int, Event]]) -> list[Event]:

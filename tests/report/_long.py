@@ -6,8 +6,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import numpy as np
-
 from cueref.store.tracks import Tracks
 from tests.store._truth import truth_tracks
 from tracking.events import LogHeader, read_events
