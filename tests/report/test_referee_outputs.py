@@ -8,11 +8,13 @@ import contextlib
 import json
 
 from calibration.calibrate import calibrate_image
+from cueref.cli import main
 from cueref.pipeline import Stages, run
 from cueref.report.outputs import MatchOutputs
 from cueref.store import MatchStore
 from cueref.video import VideoReader
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+from tests.pipeline.test_referee_command import with_standins  # noqa: F401  (the fixture that puts the stand-ins in cueref referee)
 
 
 def test_the_pipelines_results_become_the_stored_match_the_annotated_video_and_the_report(tmp_path):
@@ -41,3 +43,19 @@ def test_the_pipelines_results_become_the_stored_match_the_annotated_video_and_t
         shots = store.shots(m.id, tracks=True)
         assert len(shots) == 2 and all(s.tracks is not None and len(s.tracks) for s in shots)
         assert set(shots[0].tracks.ball) == {b for b, st in clip.truth.status.items() if st[0] is not None and st[0].value == "on_table"}
+
+
+def test_a_referee_run_folder_becomes_the_stored_match_and_its_report(with_standins, tmp_path):
+    """cueref referee (the stand-in stages in place of vision and tracking) writes its run folder;
+    cueref report --run reads it back: the same calls, the tracks, the annotated video and the page."""
+    clip = load_clip("ficha/ball-touched")
+    with_standins(clip)
+    run_dir, store = tmp_path / "run", tmp_path / "m.sqlite"
+    assert main(["-q", "referee", str(clip.video), "--game", "ficha", "--out", str(run_dir)]) == 0
+    assert main(["-q", "report", "--run", str(run_dir), "--store", str(store)]) == 0
+    assert (run_dir / "annotated.mp4").exists() and (run_dir / "report.html").exists()
+    written = [json.loads(line) for line in (run_dir / "decisions.jsonl").read_text().splitlines()]
+    with MatchStore(store) as st:
+        (m,) = st.matches()
+        assert [d.data for d in st.decisions(m.id)] == written
+        assert all(s.tracks is not None and len(s.tracks) for s in st.shots(m.id, tracks=True))
