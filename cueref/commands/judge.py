@@ -18,6 +18,7 @@ from calibration.table import resolve_profile
 from rules import GAMES, get_engine
 from rules.base import Decision, replay
 from tracking.events import Event, OperatorInput, read_events
+from tracking.validate import check_against_profile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -116,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.events}: the log has no header naming the game: give --game ({', '.join(GAMES)})")
     profile = resolve_profile(args.table) if args.table else (resolve_profile(header.profile) if header and header.profile else None)
     engine = get_engine(game, profile)
+    check_against_profile(events, engine.profile, source=str(args.events))
     players = [p for p in args.players.split(",") if p] if args.players else (list(header.players) if header and header.players else ["A", "B"])
     options = dict(header.options) if header else {}
     options.update(parse_option_args(args.option))
