@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Mapping
 
-from pydantic import AfterValidator, ConfigDict, Strict, StringConstraints, ValidationError
+from pydantic import AfterValidator, ConfigDict, Strict, StringConstraints, ValidationError, WrapValidator
 from pydantic_core import PydanticCustomError
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "Number",
     "Text",
     "JsonData",
+    "pair",
+    "PointMm",
     "problem",
     "named_problem",
     "path_text",
@@ -68,6 +70,23 @@ def _all_finite(value: Any, where: str = "") -> Any:
 
 # Free-form data (rules options, a calibration's residuals): any JSON value whose numbers are finite.
 JsonData = Annotated[Any, AfterValidator(_all_finite)]
+
+
+def pair(form: str) -> Any:
+    """The type of two finite numbers written as a list (``pair("[x_mm, y_mm]")``): a value that is
+    not one is refused as a whole (``must be [x_mm, y_mm] (two finite numbers), got [nan, 405]``)."""
+
+    def whole(value: Any, handler: Any) -> tuple[float, float]:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise problem(f"must be {form} (two finite numbers), got {shorten(value)}") from None
+
+    return Annotated[tuple[Number, Number], WrapValidator(whole)]
+
+
+# A point on the table: two finite millimetres.
+PointMm = pair("[x_mm, y_mm]")
 
 
 def path_text(loc: tuple[Any, ...]) -> str:
@@ -120,19 +139,17 @@ def _what(err: Mapping[str, Any]) -> str:
     if kind in (_PLAIN, _NAMED):
         return err["msg"]
     if kind == "greater_than":
-        what = "must be positive" if ctx["gt"] == 0 else f"must be more than {ctx['gt']}"
+        what = "must be positive" if ctx["gt"] == 0 else f"must be more than {ctx['gt']:g}"
     elif kind == "greater_than_equal":
-        what = "must be zero or more" if ctx["ge"] == 0 else f"must be at least {ctx['ge']}"
+        what = "must be zero or more" if ctx["ge"] == 0 else f"must be at least {ctx['ge']:g}"
     elif kind == "less_than":
-        what = f"must be less than {ctx['lt']}"
+        what = f"must be less than {ctx['lt']:g}"
     elif kind == "less_than_equal":
-        what = f"must be at most {ctx['le']}"
+        what = f"must be at most {ctx['le']:g}"
     elif kind == "string_too_short":
         what = "must be a non-empty string"
     elif kind == "literal_error":
         what = f"must be {_either(ctx['expected'])}"
-    elif kind == "union_tag_invalid":
-        what = f"must be {_either(ctx['expected_tags'])}"
     elif kind == "too_short":
         what = f"must have at least {ctx['min_length']} item(s)"
     elif kind == "too_long":
@@ -170,6 +187,13 @@ def one_line(
         )
     err = errors[0]
     loc = tuple(err["loc"][skip:])
+    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):  # the field naming the kind of record
+        ctx = err["ctx"]
+        loc += (ctx["discriminator"].strip("'"),)
+        if err["type"] == "union_tag_not_found":
+            return missing.format(path=path_text(loc))
+        given = err["input"].get(loc[-1]) if isinstance(err["input"], Mapping) else ctx["tag"]
+        return field.format(path=path_text(loc), what=f"must be {_either(ctx['expected_tags'])}, got {shorten(given)}")
     if loc[-1:] == ("[key]",):  # a mapping's key, not its value, is wrong
         return field.format(path=path_text(loc[:-2]), what=f"has a key {loc[-2]!r} that {_what(err)}")
     if err["type"] == "missing":

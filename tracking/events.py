@@ -58,10 +58,10 @@ from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Iterable, Mapping, TextIO, Union
 
 import pydantic.dataclasses
-from pydantic import AfterValidator, Discriminator, Strict, Tag, TypeAdapter, ValidationError, ValidationInfo, WrapValidator
+from pydantic import AfterValidator, Discriminator, Strict, Tag, TypeAdapter, ValidationError, ValidationInfo
 from pydantic import model_validator
 
-from calibration.validation import STRICT, JsonData, Text, named_problem, one_line, problem, shorten
+from calibration.validation import STRICT, JsonData, PointMm, Text, named_problem, one_line, shorten
 
 __all__ = [
     "XY",
@@ -138,19 +138,10 @@ def _unit_interval(value: float, info: ValidationInfo) -> float:
     return value
 
 
-def _pair(value: Any, handler: Any) -> XY:
-    try:
-        return handler(value)
-    except ValidationError:
-        raise problem(f"must be [x_mm, y_mm] (two finite numbers), got {value!r}") from None
-
-
 # Seconds from the start of the video (or a duration): a finite number, 0 or more.
 Seconds = Annotated[float, Strict(), AfterValidator(_not_negative)]
 Confidence = Annotated[float, Strict(), AfterValidator(_unit_interval)]
 FreeText = Annotated[str, Strict()]  # a note or a reason: any text, empty by default
-# A point on the table: two finite millimetres.
-PointMm = Annotated[tuple[Annotated[float, Strict()], Annotated[float, Strict()]], WrapValidator(_pair)]
 # Ball (or pin) id -> where it is; read-only once made.
 Positions = Annotated[Mapping[Text, PointMm], AfterValidator(lambda m: MappingProxyType(dict(m)))]
 
