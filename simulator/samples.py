@@ -1,6 +1,6 @@
 """The sample-video set and corpora: which matches are rendered, through which cameras, how.
 
-:data:`SAMPLES` lists the committed sample clips of issue 3 item 5 and the hard cases of item 6
+:data:`SAMPLES` lists the committed sample clips and the hard cases
 (each a staged scenario of :mod:`simulator.scenarios` or a frame played by the automatic player of
 :mod:`simulator.player`), with the camera, frame rate, light and seed of each, so that
 :func:`build_samples` rebuilds them with byte-for-byte equal ground truth. :func:`corpus_specs`

@@ -39,7 +39,7 @@ played from the centre of the D):
   and B leads 2450 to 2300 (a gap of 150: the endgame); A plays it from the centre of the D off the
   top cushion into the 200 and wins 2500 to 2450 (2i g).
 
-Hard cases (issue 3, item 6): ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
+Hard cases: ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
 to a red), ``hard_two_pots`` (a split sends two reds into the foot corners within 50 ms),
 ``hard_kiss_cluster`` (a red driven into a cluster of four touching balls).
 """
