@@ -166,15 +166,17 @@ def one_line(
     field: str = "field '{path}' {what}",
     missing: str = "field '{path}' is missing",
     unknown: str = "unknown field(s) {paths}",
-    general: str = "{what}",
+    general: str = "{at}{what}",
 ) -> str:
     """The first problem of a validation error as one line.
 
     Unknown fields come first (every unknown field of the same mapping, named together), then the
     first other problem. ``skip`` drops leading parts of the location (a discriminated union's tag).
-    The templates word the message: ``{path}`` is the field (``balls[2].colour``), ``{what}`` what is
-    wrong; for unknown fields ``{path}`` is the mapping holding them, ``{names}`` their names and
-    ``{paths}`` their quoted full paths; ``general`` words a problem found at the top (no field).
+    The templates word the message: ``{path}`` is the field (``balls[2].colour``), ``{at}`` the same
+    followed by ``": "`` (empty at the top), ``{what}`` what is wrong; for unknown fields ``{path}``
+    is the mapping holding them, ``{names}`` their names and ``{paths}`` their quoted full paths;
+    ``general`` words a problem of a whole record (a validator's ValueError, a wrong type at the top).
+    A message that names its field itself (:func:`named_problem`) is used as it is.
     """
     errors = error.errors(include_url=False)
     extra = [e for e in errors if e["type"] in ("extra_forbidden", "unexpected_keyword_argument")]
@@ -182,25 +184,30 @@ def one_line(
         parent = tuple(extra[0]["loc"][skip:-1])
         keys = [str(e["loc"][-1]) for e in extra if tuple(e["loc"][skip:-1]) == parent]
         return unknown.format(
-            path=path_text(parent), names=", ".join(keys),
+            path=path_text(parent), at=_at(parent), names=", ".join(keys),
             paths=", ".join(repr(path_text(parent + (k,))) for k in keys),
         )
     err = errors[0]
     loc = tuple(err["loc"][skip:])
+    if err["type"] == _NAMED:
+        return err["msg"]
     if err["type"] in ("union_tag_invalid", "union_tag_not_found"):  # the field naming the kind of record
         ctx = err["ctx"]
         loc += (ctx["discriminator"].strip("'"),)
         if err["type"] == "union_tag_not_found":
-            return missing.format(path=path_text(loc))
+            return missing.format(path=path_text(loc), at=_at(loc))
         given = err["input"].get(loc[-1]) if isinstance(err["input"], Mapping) else ctx["tag"]
-        return field.format(path=path_text(loc), what=f"must be {_either(ctx['expected_tags'])}, got {shorten(given)}")
+        return field.format(path=path_text(loc), at=_at(loc), what=f"must be {_either(ctx['expected_tags'])}, got {shorten(given)}")
     if loc[-1:] == ("[key]",):  # a mapping's key, not its value, is wrong
-        return field.format(path=path_text(loc[:-2]), what=f"has a key {loc[-2]!r} that {_what(err)}")
+        return field.format(path=path_text(loc[:-2]), at=_at(loc[:-2]), what=f"has a key {loc[-2]!r} that {_what(err)}")
     if err["type"] == "missing":
-        return missing.format(path=path_text(loc))
+        return missing.format(path=path_text(loc), at=_at(loc))
     if err["type"] == "value_error":  # a ValueError raised by a validator: its message, at its place
-        reason = str((err.get("ctx") or {}).get("error", err["msg"]))
-        return general.format(what=f"{path_text(loc)}: {reason}" if loc else reason, path=path_text(loc))
-    if err["type"] == _NAMED or not loc:
-        return general.format(what=_what(err), path=path_text(loc))
-    return field.format(path=path_text(loc), what=_what(err))
+        return general.format(what=str((err.get("ctx") or {}).get("error", err["msg"])), path=path_text(loc), at=_at(loc))
+    if not loc:
+        return general.format(what=_what(err), path="", at="")
+    return field.format(path=path_text(loc), at=_at(loc), what=_what(err))
+
+
+def _at(loc: tuple[Any, ...]) -> str:
+    return f"{path_text(loc)}: " if loc else ""

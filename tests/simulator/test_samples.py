@@ -3,10 +3,10 @@
 import json
 from dataclasses import replace
 
+from rules import GAMES
 from simulator.groundtruth import read_truth
 from simulator.samples import SAMPLES, build_sample, corpus_specs, sample
 from simulator.scenarios import SCENARIOS
-from simulator.script import GAMES
 
 
 def test_the_sample_set_is_well_formed():

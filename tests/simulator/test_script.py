@@ -282,3 +282,28 @@ def test_a_touch_carries_the_expectation_of_its_call_made_before_the_next_shot()
     s["frames"][0]["steps"][2]["expect"] = {"fouls": []}
     with pytest.raises(ScriptError, match="only shots, operator inputs and touches"):
         parse_script(s)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(speed_mm_s=float("nan")), "shot.speed_mm_s must be a finite number, got nan"),
+    (lambda s: s["frames"][0]["steps"][3]["place"].update(xy_mm=[300.0, float("inf")]), "place.xy_mm must be [x_mm, y_mm]"),
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(speed_mm_s=10**400), "shot.speed_mm_s must be a number"),
+    (lambda s: s["frames"][0]["steps"][4].update(wait="2"), "steps[4].wait must be a number, got '2'"),
+    (lambda s: s.update(options={"frames": float("nan")}), "options.frames must be a finite number, got nan"),
+    (lambda s: s["frames"][0]["steps"][5]["input"].update(player=["B"]), "input: concession: field 'player' must be a string"),
+    (lambda s: s["frames"][0].update(setup="racked"), "frames[0].setup must be 'rack' or a mapping of positions"),
+    (lambda s: s.update(frames=[]), "frames must have at least 1 item(s)"),
+])
+def test_script_numbers_and_shapes_are_refused_on_one_line(mutate, message):
+    s = ficha_script()
+    mutate(s)
+    with pytest.raises(ScriptError) as err:
+        parse_script(s, "test.yaml")
+    assert str(err.value).startswith("test.yaml: ") and message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_deeply_nested_script_file_is_refused(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("game: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ScriptError, match="nested too deeply"):
+        load_script(path)
