@@ -48,12 +48,12 @@ _PLAIN = "cueref"  # a problem whose message says what is wrong with the field i
 def problem(what: str) -> PydanticCustomError:
     """Raise this from a validator: ``what`` says what is wrong (``"must be a colour name"``); the
     message gains the field's name where it is read."""
-    return PydanticCustomError(_PLAIN, what.replace("{", "{{").replace("}", "}}"))
+    return PydanticCustomError(_PLAIN, what)  # no context: pydantic leaves the text as it is
 
 
 def named_problem(message: str) -> PydanticCustomError:
     """Raise this from a validator whose message names the field itself (``"t_s must not be negative"``)."""
-    return PydanticCustomError(_NAMED, message.replace("{", "{{").replace("}", "}}"))
+    return PydanticCustomError(_NAMED, message)
 
 
 def _all_finite(value: Any, where: str = "") -> Any:
@@ -136,7 +136,7 @@ _WHAT = {
 def _what(err: Mapping[str, Any]) -> str:
     """What is wrong, in cueref's words (``must be positive, got -3``)."""
     kind, ctx, got = err["type"], err.get("ctx") or {}, shorten(err.get("input"))
-    if kind in (_PLAIN, _NAMED):
+    if kind == _PLAIN:
         return err["msg"]
     if kind == "greater_than":
         what = "must be positive" if ctx["gt"] == 0 else f"must be more than {ctx['gt']:g}"

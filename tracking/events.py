@@ -145,6 +145,7 @@ FreeText = Annotated[str, Strict()]  # a note or a reason: any text, empty by de
 # Ball (or pin) id -> where it is; read-only once made.
 Positions = Annotated[Mapping[Text, PointMm], AfterValidator(lambda m: MappingProxyType(dict(m)))]
 
+
 def _rebreak_or_play_on(value: str) -> str:
     if value not in ("rebreak", "play_on"):
         raise named_problem(f"choice must be 'rebreak' or 'play_on', got {value!r}")
