@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from calibration.table import resolve_profile
-from cueref.commands.judge import compare
+from cueref.compare import compare
 from simulator.samples import SAMPLES, build_sample
 from rules import get_engine
 from rules.base import replay
