@@ -157,6 +157,9 @@ def test_auto_player_plays_safe_when_nothing_pots():
 
 @pytest.mark.parametrize("game, seed", [("ficha", 1), ("brasileira", 1), ("bar-billiards", 2)])
 def test_generated_frames_finish_replay_and_agree_with_the_engine(game, seed):
+    """A generated frame ends, replays to the same log, and the engine's replay gives the calls it
+    recorded: its expectations are the engine's own (regression goldens), so this checks that the
+    log and the calls are reproducible, not that the calls are right."""
     gf = generate_frame(game, seed=seed, max_shots=60)
     assert gf.complete, [d.explanation for d in gf.decisions]
     assert gf.decisions[-1].frame_over
@@ -282,3 +285,28 @@ def test_a_touch_carries_the_expectation_of_its_call_made_before_the_next_shot()
     s["frames"][0]["steps"][2]["expect"] = {"fouls": []}
     with pytest.raises(ScriptError, match="only shots, operator inputs and touches"):
         parse_script(s)
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(speed_mm_s=float("nan")), "shot.speed_mm_s must be a finite number, got nan"),
+    (lambda s: s["frames"][0]["steps"][3]["place"].update(xy_mm=[300.0, float("inf")]), "place.xy_mm must be [x_mm, y_mm]"),
+    (lambda s: s["frames"][0]["steps"][0]["shot"].update(speed_mm_s=10**400), "shot.speed_mm_s must be a number"),
+    (lambda s: s["frames"][0]["steps"][4].update(wait="2"), "steps[4].wait must be a number, got '2'"),
+    (lambda s: s.update(options={"frames": float("nan")}), "options.frames must be a finite number, got nan"),
+    (lambda s: s["frames"][0]["steps"][5]["input"].update(player=["B"]), "input: concession: field 'player' must be a string"),
+    (lambda s: s["frames"][0].update(setup="racked"), "frames[0].setup must be 'rack' or a mapping of positions"),
+    (lambda s: s.update(frames=[]), "frames must have at least 1 item(s)"),
+])
+def test_script_numbers_and_shapes_are_refused_on_one_line(mutate, message):
+    s = ficha_script()
+    mutate(s)
+    with pytest.raises(ScriptError) as err:
+        parse_script(s, "test.yaml")
+    assert str(err.value).startswith("test.yaml: ") and message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_deeply_nested_script_file_is_refused(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("game: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ScriptError, match="nested too deeply"):
+        load_script(path)
