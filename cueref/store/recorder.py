@@ -107,7 +107,7 @@ class MatchRecorder:
         self._tracks.append(tracks)
         self._last_frame_t = t_s
         if self._open is None:  # keep only a few idle seconds: memory stays flat between shots
-            while self._tracks and len(self._tracks[0]) and self._tracks[0].t_s.max() < t_s - IDLE_TRACKS_S:
+            while self._tracks and (not len(self._tracks[0]) or self._tracks[0].t_s.max() < t_s - IDLE_TRACKS_S):
                 self._tracks.pop(0)
 
     def event(self, e: Event) -> None:

@@ -190,3 +190,16 @@ def test_a_kill_mid_match_loses_nothing_decided_and_the_rerun_duplicates_nothing
         assert [e.event for e in store.events(m.id)] == events
         assert [s.number for s in store.shots(m.id)] == list(range(8))
         assert sum(len(s.tracks) for s in store.shots(m.id, tracks=True)) > 0
+
+
+def test_between_shots_the_recorder_holds_only_a_few_seconds_of_tracks(tmp_path):
+    """Memory stays flat in the video's length: an idle table for 100 s (some frames see no ball)."""
+    from cueref.store import MatchRecorder, TrackPoint, Tracks
+    from cueref.store.recorder import IDLE_TRACKS_S
+
+    with MatchStore(tmp_path / "m.sqlite") as store:
+        rec = MatchRecorder.open(store, video=FICHA.with_suffix(".mp4"), game="ficha", profile="ficha", players=["A", "B"])
+        for k in range(3000):
+            t = k / 30
+            rec.frame(k, t, Tracks.from_points([TrackPoint(k, t, "cue", "white", 700.0, 400.0, "at_rest", 1.0)]) if k % 7 else Tracks.empty())
+        assert sum(len(t) for t in rec._tracks) <= IDLE_TRACKS_S * 30 + 1
