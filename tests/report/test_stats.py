@@ -53,6 +53,7 @@ def test_statistics_match_the_ground_truth(corpus, game):
                 getattr(total, name).update(getattr(fig, name))
             total.speeds += fig.speeds
             total.rests += fig.rests
+            total.targets += [(seed, *t) for t in fig.targets]
             total.frames |= {(seed, f) for f in fig.frames}
     stats = {s.player: s for s in player_stats(store, game=game)}
     assert set(stats) == set(truth)
@@ -61,7 +62,7 @@ def test_statistics_match_the_ground_truth(corpus, game):
         got = stats[player]
         assert got.shots == want.shots
         assert got.frames == len(want.frames)
-        assert (got.pots_attempted, got.pots_made) == (want.attempted, want.made), player
+        assert (got.pots_attempted, got.pots_made) == (want.attempted, want.made), f"{player}: truth's targets per shot {want.targets}"
         assert {(i, bool(m)): n for i, (a, made) in enumerate(got.by_distance) for m, n in ((1, made), (0, a - made)) if n} == \
             {k: v for k, v in want.by_distance.items() if v}
         assert {(i, bool(m)): n for i, (a, made) in enumerate(got.by_cut) for m, n in ((1, made), (0, a - made)) if n} == \
