@@ -285,7 +285,7 @@ class RuleTable:
             if key.replace(" ", "_") == str(foul):
                 return foul
         raise RulesError(
-            f"{self.game}: operator_foul rule {text!r} is not one the engine knows; give a rule ({', '.join(self.operator)}) "
+            f"{self.game}: operator_foul rule {text!r} is an unknown foul; give a rule ({', '.join(self.operator)}) "
             f"or a foul ({', '.join(str(f) for f in self.precedence)})"
         )
 
