@@ -500,8 +500,11 @@ class BarBilliardsRules(Engine):
         return Question.about(shot.index, "events", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options)
 
     def corrects(self, state: State, last: Decision, event: OperatorInput) -> bool:
-        """An override, or an operator's foul on the player who played the last shot (3b)."""
-        return isinstance(event, Override) or (isinstance(event, OperatorFoul) and event.player == last.player)
+        """An override, an operator's foul on the player who played the last shot (3b), or the last
+        shot played out of turn by another player (3b p)."""
+        if isinstance(event, OperatorFoul):
+            return event.player == last.player or RULES.foul_named(event.rule) is Foul.OUT_OF_TURN
+        return isinstance(event, Override)
 
     def _judge(self, state: State, shot: Shot) -> BarBilliardsDecision:
         """The call on one shot (pure), with the operator's answer (``confirm`` the camera's doubtful
@@ -519,6 +522,10 @@ class BarBilliardsRules(Engine):
             thr = state.options.min_confidence
             events = tuple(e for e in shot.events if isinstance(e, (ShotStart, AtRest)) or e.confidence >= thr)
             shot = replace(shot, events=events)
+        intruder = next((e.player for e in shot.corrections if isinstance(e, OperatorFoul) and e.player != state.player
+                         and RULES.foul_named(e.rule) is Foul.OUT_OF_TURN), None)
+        if intruder is not None:
+            return self._out_of_turn(state, shot, intruder)
         base, notes = self._resolve_rebreak(state, shot)
         if any(isinstance(e, Interference) and e.t_s >= shot.t_s for e in shot.before):
             return self._void(base, state, shot)
@@ -531,6 +538,21 @@ class BarBilliardsRules(Engine):
         for e in shot.overrides:
             d = self._overridden(d, e)
         return d
+
+    def _out_of_turn(self, state: State, shot: Shot, intruder: str) -> BarBilliardsDecision:
+        """3b p: the shot was played out of turn by ``intruder``: their foul (nothing scores, they have
+        no break to lose), the balls stay as they lie, and the player whose turn it was plays on with
+        their break."""
+        side = state.side_of(intruder)
+        base, notes = self._resolve_rebreak(replace(state, player=intruder, break_score=0), shot)
+        o = self._observe(base, shot, notes)
+        d = self._score(base, shot, replace(o, fouls=(Foul.OUT_OF_TURN,)))
+        assert d.after is not None and side in d.after.banked
+        after = replace(d.after, player=state.player, break_score=state.break_score)
+        text = (f"bar billiards 3b p: {intruder} played out of turn - a foul, nothing scores; the balls stay as they lie; "
+                f"{state.player} plays on with a break of {state.break_score}: {self._next_text(after)}")
+        return replace(d, after=after, next_player=None if after.frame_over else state.player, break_score=state.break_score,
+                       explanation=text, rules=("3b p",), visit_over=False)
 
     def _overridden(self, d: BarBilliardsDecision, e: Override) -> BarBilliardsDecision:
         """The call with an override of ``banked`` or ``next_player`` applied (``fouls`` is applied

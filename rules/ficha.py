@@ -742,10 +742,15 @@ class FichaRules(Engine):
             elif isinstance(e, BallPlaced):
                 where = s.balls.where(e.ball)
                 if where in ("potted", "removed"):
-                    raise RulesError(
-                        f"ficha: ball_placed at {e.t_s:.2f}s puts {e.ball} back on the table, but it was {where} "
-                        "in this frame and stays off (ficha 4.2, 5.2)"
-                    )
+                    # a potted (4.2) or removed (5.2) ball stays off: put back by hand, the referee says
+                    # whether the record was wrong (it is back in play) or the ball must come off again
+                    key = Question.key(shot.index, "placed_back", i, e.ball)
+                    if key not in answers:
+                        q = Question(key, f"ficha 4.2, 5.2: {e.ball} was {where} and is put back on the table at {e.t_s:.2f}s: "
+                                          "is it back in play (the record was wrong)?", ("yes", "no"))
+                        return self._pending(state, shot, q)
+                    if answers[key] == "no":
+                        continue
                 s = replace(s, balls=s.balls.move(e.ball, "on_table"))
             elif isinstance(e, Pot):
                 where = s.balls.where(e.ball)

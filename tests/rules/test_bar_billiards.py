@@ -699,3 +699,45 @@ def test_mid_frame_start_options_are_checked(options, message):
 def test_2i_a_red_left_with_a_gap_of_350_from_a_mid_frame_position_is_an_endgame():
     st = ENGINE.initial_state(("A", "B"), {"start": "mid_frame", "start_balls": "red", "start_banked": "A=500,B=150"})
     assert st.endgame and st.next_kind == ENDGAME
+
+
+# ---- what bad input found (item 8) and shots that happened (item 7) ---------------------------------------
+
+
+@pytest.mark.parametrize("step", [("hit", "w4", "w9"), ("hit", "zz", "w1"), ("touch", "w9"), ("cushion", "w9", "T")],
+                         ids=["a contact with an unknown ball", "a contact of an unknown ball", "an unknown ball touched",
+                              "an unknown ball on a cushion"])
+def test_an_unknown_ball_in_any_event_is_an_impossible_log(step):
+    state = make_state(table=NO_RED)
+    with pytest.raises(RulesError, match="unknown ball"):
+        ENGINE.judge(state, make_shot(state, "w4", ("hit", "w4", "w1"), step))
+
+
+def test_3a_d_after_a_concession_nothing_changes_the_frame_and_it_ends_once():
+    state = make_state(table=NO_RED, banked={"A": 300, "B": 100})
+    ref = referee_at(state)
+    d = feed(ref, make_shot(state, "w4", ("hit", "w4", "w1"), ("pot", "w1", "h200")))
+    d = feed(ref, Concession(t_s=30.0, player="A"))
+    assert d.frame_over and d.winner == "B"
+    with pytest.raises(RulesError, match="no shot call to change"):
+        feed(ref, Override(t_s=31.0, field="fouls", value="none"))
+    with pytest.raises(RulesError, match="after the frame ended"):
+        feed(ref, OperatorFoul(t_s=32.0, player="B", rule="3b l"))
+    with pytest.raises(RulesError, match="after the frame ended"):
+        feed(ref, Concession(t_s=33.0, player="B"))
+    with pytest.raises(RulesError, match="after the frame ended"):
+        feed(ref, make_shot(ref.state, "w5", ("hit", "w5", "w2"), t0=40.0))
+    assert sum(c.decision.frame_over for c in ref.history) == 1 and ref.state.winner == "B"
+
+
+def test_3b_p_a_shot_out_of_turn_is_the_intruders_foul_and_the_player_plays_on():
+    """3b p: B plays A's ball while A is on a break of 100; the operator marks it after the shot. The
+    shot is judged again as B's foul: nothing scores, A keeps the break and plays on."""
+    state = make_state(table=NO_RED, break_score=100, banked={"A": 50, "B": 200})
+    ref = referee_at(state)
+    d = feed(ref, make_shot(state, "w4", ("hit", "w4", "w1"), ("pot", "w1", "h200")))
+    assert d.player == "A" and d.points == 200
+    d = feed(ref, OperatorFoul(t_s=30.0, player="B", rule="3b p"))
+    assert d.amends and d.player == "B" and d.fouls == (F.OUT_OF_TURN,) and d.points == 0 and "3b p" in d.rules
+    assert d.next_player == "A" and ref.state.player == "A" and ref.state.break_score == 100
+    assert dict(ref.state.banked) == {"A": 50, "B": 200} and "w1" in ref.state.trough

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import get_engine
-from rules.base import RulesError, frozen_map, replay
+from rules.base import Referee, RulesError, frozen_map, replay
 from rules.brasileira import PRECEDENCE, BrasileiraRules, Foul, Mode
 from tests.rules._brasileira_helpers import (
     CUE_REST,
@@ -31,6 +31,7 @@ from tests.rules._brasileira_helpers import (
 )
 from tracking.events import (
     Answer,
+    AtRest,
     BallBall,
     BallTouched,
     Concession,
@@ -41,6 +42,7 @@ from tracking.events import (
     OperatorFoul,
     Override,
     PlayAgain,
+    ShotStart,
     Unobserved,
     read_events,
 )
@@ -789,3 +791,64 @@ def test_properties_scores_grow_points_add_up_frame_ends_once(data, foul_value, 
     assert g.state.match_winner == max(g.decisions[-1].scores, key=lambda p: g.decisions[-1].scores[p])
     with pytest.raises(RulesError, match="match is over"):
         g.play(("black", "TR"), first="black")
+
+
+# ---- what bad input found (item 8): a clear call, never an internal error -----------------------------------
+
+
+def test_4_an_override_to_a_wrong_pocket_when_nothing_dropped_is_a_call_not_an_internal_error():
+    """The sequence that stopped the engine with StopIteration: a nomination, a shot at the red seen
+    without positions, the opening's snooker question answered "no", then an override of the fouls to
+    wrong_pocket (rule 4) although the red did not drop."""
+    referee = Referee(get_engine("brasileira"), ("A", "B"))
+    events = [Nomination(t_s=0.5, ball="red", pocket="BR"), ShotStart(t_s=1.0, ball="cue"),
+              BallBall(t_s=1.5, a="cue", b="red"), AtRest(t_s=4.0)]
+    steps = [st for e in events for st in referee.feed(e)]
+    assert steps[-1].decision.pending is not None and steps[-1].decision.pending.id == "s0:snooker"
+    d = referee.feed(Answer(t_s=5.0, question="s0:snooker", answer="no"))[-1].decision
+    assert d.fouls == () and d.next_player == "B" and not d.reset
+    d = referee.feed(Override(t_s=6.0, field="fouls", value="wrong_pocket"))[-1].decision
+    assert d.amends and d.fouls == (Foul.WRONG_POCKET,) and "the red was not potted, nominated BR" in d.explanation
+    assert d.foul_points == 7 and d.next_player == "B" and "brasileira 12" in d.rules
+
+
+# ---- a frame joined mid-way (option start=mid_frame) ---------------------------------------------------------
+
+
+def test_13_3_from_a_mid_frame_position_read_off_the_first_strike():
+    """Joined with the pink and the black on the table (and a ball hidden by the camera above the
+    pink would still count): B, 12-30 down, nominates the black as a penalty shot (13.3) and pots it."""
+    g = Game({"start": "mid_frame", "start_player": "B", "start_scores": "A=30,B=12"})
+    assert g.state.to_play == "B" and g.scores == {"A": 30, "B": 12} and g.state.mode is Mode.CHOICE
+    start = layout(("pink", "black"), CUE_REST)
+    d = g.play(("black", "TR"), first="black", pots=[("black", "TR")], start=start, end=layout(("pink",), CUE_REST))
+    assert d.fouls == () and d.shot_kind.value == "penalty" and d.points_potted == 7 and d.ball_on == "pink"
+    assert g.state.on_table == frozenset({"pink", "black"}) and g.scores == {"A": 30, "B": 19} and "brasileira 13.3" in d.rules
+
+
+def test_1_end_from_a_mid_frame_position_given_by_start_balls():
+    g = Game({"start": "mid_frame", "start_balls": "black", "start_scores": "A=40,B=41"})
+    assert g.state.on_table == frozenset({"black"}) and not g.state.start_unseen
+    d = g.play(("black", "BR"), first="black", pots=[("black", "BR")], start=layout(("black",), CUE_REST))
+    assert d.frame_over and d.winner == "A" and dict(d.scores) == {"A": 47, "B": 41}
+
+
+def test_mid_frame_a_ball_hidden_above_the_lowest_one_seen_is_still_on_the_table():
+    g = Game({"start": "mid_frame"})
+    start = layout(("brown", "pink", "black"), CUE_REST)  # the blue is hidden from the camera
+    d = g.play(("brown", "BL"), first="brown", start=start)
+    assert d.fouls == () and g.state.on_table == frozenset({"brown", "blue", "pink", "black"})
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"start_player": "B"}, "need start=mid_frame"),
+    ({"start_scores": "A=3"}, "need start=mid_frame"),
+    ({"start": "mid_frame", "start_player": "C"}, "not a player"),
+    ({"start": "mid_frame", "start_scores": "C=3"}, "player=points"),
+    ({"start": "mid_frame", "start_scores": "A=-3"}, "player=points"),
+    ({"start": "mid_frame", "start_balls": "purple"}, "purple"),
+    ({"start": "mid_frame", "start_balls": "cue"}, "needs an object ball"),
+])
+def test_mid_frame_start_options_are_checked(options, message):
+    with pytest.raises(RulesError, match=message):
+        Game(options)

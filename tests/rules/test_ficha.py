@@ -999,3 +999,43 @@ def test_mid_frame_start_from_the_first_strike_needs_positions_that_make_sense()
         Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"))
     with pytest.raises(RulesError, match="at least one of B's balls"):
         Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"), positions=rack_positions(y1=None, y2=None, y3=None, y4=None))
+
+
+# ---- item 7: every shot that happened gets a call ----------------------------------------------------------
+
+
+def test_5_3_the_shooters_last_ball_off_the_table_is_respotted_and_can_still_win():
+    """5.3, 5.3.1: the last red leaves the table: it has not dropped, so it is re-spotted; removal of
+    one of B's balls, the turn passes (it used to count as the fourth ball dropped on a foul, 6.1,
+    and give B the frame). A pots it later and wins (6.1)."""
+    m = Match().mid(red_left=("r1",))
+    d = m.shot(("hit", "cue", "r1"), ("off", "r1"))
+    assert d.fouls == (Foul.OFF_TABLE,) and not d.frame_over and d.next_player == "B" and d.removals_due == ("B",)
+    assert "5.3" in d.rules and "r1" in m.state.balls.lifted
+    m.hand(BallPlaced, ball="r1", xy_mm=(30.0, 400.0))  # 5.3.1: against a cushion
+    m.hand(RemovalChoice, ball="y4")
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.player == "B" and d.removed == ("y4",) and d.next_player == "A" and "r1" in m.state.balls.on_table
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.frame_over and d.winner == "A" and d.frame_end == "cleared" and "6.1" in d.rules
+
+
+def test_5_3_the_opponents_last_ball_off_the_table_has_not_dropped():
+    """5.3.1: B's last ball knocked off the table is re-spotted, not potted: no 4.2.3.2 win for B."""
+    m = Match(options={"removal_of_last_ball_wins": False}).mid(yellow_left=("y1",))
+    d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("off", "y1"))
+    assert d.fouls == (Foul.OFF_TABLE,) and not d.frame_over and d.next_player == "B" and "y1" in m.state.balls.lifted
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.respotted == ("y1",) and d.player == "B" and d.fouls == ()
+
+
+@pytest.mark.parametrize("answer, where", [("yes", "on_table"), ("no", "potted")])
+def test_4_2_a_potted_ball_put_back_by_hand_is_asked_not_refused(answer, where):
+    """4.2: potted balls stay down. A potted ball put back on the table by hand was refused; now the
+    referee says whether it is back in play (the record was wrong) or stays potted."""
+    m = Match().mid(red_left=("r1", "r2", "r3"))
+    m.hand(BallPlaced, ball="r4", xy_mm=(300.0, 300.0))
+    d = m.shot(("hit", "cue", "r1"))
+    assert d.pending is not None and d.pending.id.startswith("s0:placed_back") and "r4 was potted" in d.pending.text
+    d = m.answer(answer)
+    assert d.pending is None and d.fouls == () and m.state.balls.where("r4") == where
