@@ -621,7 +621,9 @@ class BarBilliardsRules(Engine):
         s_xy = shot.start.xy_mm or pos.get(s) or (placed[-1].xy_mm if placed else None)
         if s not in state.table and s not in state.trough:
             raise RulesError(f"{GAME}: shot {shot.index} strikes {s}, which is neither on the table nor in the trough")
-        on: set[str] = set(state.table) | {s}
+        # on the table: the balls at rest there, the struck one, and any ball the strike shows placed
+        # from the trough (put in the D by hand, then another ball played)
+        on: set[str] = set(state.table) | {s} | {b for b in shot.start.positions if b in state.trough}
         strike_fouls, strike_notes, obj, break_off = self._check_strike(state, shot, kind, s_xy, pos)
         fouls |= strike_fouls
         notes_ += strike_notes

@@ -725,7 +725,7 @@ class FichaRules(Engine):
             if isinstance(e, (BallRemoved, RemovalChoice)):
                 where = s.balls.where(e.ball)
                 owner = s.owner(e.ball)
-                if owner is not None and owner in s.removals_due and where == "on_table":
+                if owner is not None and owner in s.removals_due and where in ("on_table", "lifted"):
                     s, extra = self._remove(s, owner, e.ball, e.t_s)
                     if extra is None:
                         removed.append(e.ball)
@@ -938,8 +938,8 @@ class FichaRules(Engine):
 
         # ---- the balls after the shot ----
         balls = s.balls
-        for p in facts.pots:
-            balls = balls.move(p.ball, "potted")
+        for p in facts.pots:  # the cue ball potted with no suicide called (an override) comes back (5.3.1)
+            balls = balls.move(p.ball, "lifted" if p.ball == cue and Foul.SUICIDE not in fouls else "potted")
         for b in facts.off:
             balls = balls.move(b, "lifted")
         positions = shot.end_positions if shot.end is not None and shot.end_positions else pos
