@@ -70,8 +70,9 @@ from typing import Any, Mapping, Sequence
 from pydantic import Field, field_validator
 
 from calibration.table import TableProfile
-from rules.base import Decision, Engine, Question, RuleTable, RulesError, RulesOptions, Shot, frozen_map, options_dict, parse_options
-from rules.geometry import can_hit, spot_free
+from rules.base import (Decision, Engine, Question, RuleTable, RulesError, RulesOptions, Shot, frozen_map, options_dict, other,
+                        parse_options)
+from rules.geometry import can_hit, respot_spot
 from tracking.events import (
     BallBall,
     BallTouched,
@@ -315,11 +316,8 @@ class BrasileiraDecision(Decision):
 
 
 def _rules(*numbers: str) -> tuple[str, ...]:
-    out: list[str] = []
-    for n in numbers:
-        if n not in out:
-            out.append(n)
-    return tuple(f"{GAME} {n}" for n in out)
+    """The rule numbers, each once, in the order given, as quoted in ``rules``."""
+    return tuple(f"{GAME} {n}" for n in dict.fromkeys(numbers))
 
 
 def _points(n: int) -> str:
@@ -522,18 +520,11 @@ class BrasileiraRules(Engine):
                     ("confirm",)), "unobserved"))
                 break
         contacts = [e for e in shot.events if isinstance(e, BallBall) and self.cue in (e.a, e.b)]
-        first = (contacts[0].b if contacts[0].a == self.cue else contacts[0].a) if contacts else None
+        first = other(contacts[0], self.cue) if contacts else None
         if contacts and contacts[0].confidence < threshold:
-            candidates: list[str] = []
-            confident = False
-            for c in contacts:
-                ball = c.b if c.a == self.cue else c.a
-                if ball not in candidates:
-                    candidates.append(ball)
-                if c.confidence >= threshold:
-                    confident = True
-                    break
-            options = tuple(candidates) + (() if confident else ("none",))
+            sure = next((i for i, c in enumerate(contacts) if c.confidence >= threshold), None)
+            candidates = dict.fromkeys(other(c, self.cue) for c in contacts[: None if sure is None else sure + 1])
+            options = tuple(candidates) + (() if sure is not None else ("none",))
             doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {' or '.join(options)}?", options), "first_contact"))
         pots: list[tuple[str, str]] = []
         for p in sorted((e for e in shot.events if isinstance(e, Pot)), key=lambda p: p.t_s):
@@ -573,17 +564,9 @@ class BrasileiraRules(Engine):
         if shot.struck not in known:
             raise RulesError(f"{GAME}: shot {n}: the cue struck an unknown ball {shot.struck!r}")
         return ShotFacts(
-            shot=n,
-            t_s=shot.t_s,
-            struck=shot.struck,
-            nomination=nomination,
-            first_contact=first,
-            pots=tuple(pots),
-            off_table=tuple(off),
-            camera_fouls=tuple(seen),
-            start_positions=shot.start_positions,
-            end_positions=shot.end.positions if shot.end is not None else None,
-            doubts=tuple(doubts),
+            shot=n, t_s=shot.t_s, struck=shot.struck, nomination=nomination, first_contact=first, pots=tuple(pots),
+            off_table=tuple(off), camera_fouls=tuple(seen), start_positions=shot.start_positions,
+            end_positions=shot.end.positions if shot.end is not None else None, doubts=tuple(doubts),
         )
 
     def _check_nomination(self, state: State, ball: str, pocket: str, where: str) -> None:
@@ -840,23 +823,25 @@ class BrasileiraRules(Engine):
                 cue_in_hand=True, offender=None, frames_won=state.frames_won, rules=rules, explanation=_explain(rules, text), **common,
             )
         winner = max(scores, key=lambda p: scores[p])
+        end = self._frame_won(state, winner)
+        won, loser = end["frames_won"], state.opponent(winner)
+        result = f"{winner} wins the frame {scores[winner]}-{scores[loser]}" + (
+            f" and the match {won[winner]}-{won[loser]}" if end["match_over"] else f"; {end['next_player']} breaks frame {state.frame + 1}")
+        rack = () if end["match_over"] else tuple((b, self.profile.spots[b]) for b in self.object_balls)
+        return BrasileiraDecision(
+            fouls=fouls, penalty=penalty, points_potted=potted_points, foul_points=foul_points, scores=scores, potted=potted,
+            respots=rack, rules=rules, explanation=_explain(rules, f"{what}; {result}"), **end, **common,
+        )
+
+    def _frame_won(self, state: State, winner: str) -> dict[str, Any]:
+        """The fields of a call that gives ``winner`` the frame, and the match once they have won more
+        than half the frames; otherwise the next frame is set for the other breaker."""
         won = dict(state.frames_won)
         won[winner] += 1
-        match_over = won[winner] > state.options.frames // 2
-        next_player = None if match_over else state.opponent(state.breaker)
-        rack = () if match_over else tuple((b, self.profile.spots[b]) for b in self.object_balls)
-        result = f"{winner} wins the frame {scores[winner]}-{scores[state.opponent(winner)]}"
-        if match_over:
-            result += f" and the match {won[winner]}-{won[state.opponent(winner)]}"
-        else:
-            result += f"; {next_player} breaks frame {state.frame + 1}"
-        return BrasileiraDecision(
-            fouls=fouls, penalty=penalty, next_player=next_player, frame_over=True, winner=winner, match_over=match_over,
-            match_winner=winner if match_over else None, points_potted=potted_points, foul_points=foul_points,
-            scores=scores, potted=potted, respots=rack, on_table=() if match_over else self.object_balls,
-            next_mode=None if match_over else Mode.OPENING, cue_in_hand=True, frames_won=won,
-            rules=rules, explanation=_explain(rules, f"{what}; {result}"), **common,
-        )
+        over = won[winner] > state.options.frames // 2
+        return dict(frame_over=True, winner=winner, match_over=over, match_winner=winner if over else None,
+                    next_player=None if over else state.opponent(state.breaker), on_table=() if over else self.object_balls,
+                    next_mode=None if over else Mode.OPENING, cue_in_hand=True, frames_won=won)
 
     # ---- geometry --------------------------------------------------------------------------------
 
@@ -887,35 +872,12 @@ class BrasileiraRules(Engine):
         return tuple(out)
 
     def _respot_one(self, ball: str, positions: Mapping[str, XY]) -> XY:
-        r = self.radius_mm
-        own = self.profile.spots[ball]
-        if spot_free(own, positions, r):
-            return own
-        for colour in reversed(self.object_balls):
-            if colour == self.first_ball:
-                continue  # the red's spot only sets the opening table (rule 2)
-            spot = self.profile.spots[colour]
-            if spot_free(spot, positions, r):
-                return spot
-        x0, y = own
-        blocked: list[tuple[float, float]] = []
-        for ox, oy in positions.values():
-            dy = abs(oy - y)
-            if dy < 2 * r:
-                half = math.sqrt((2 * r) ** 2 - dy**2)
-                blocked.append((ox - half, ox + half))
-
-        def free(x: float) -> bool:
-            return all(not (lo < x < hi) for lo, hi in blocked)
-
-        top = self.profile.length_mm - r
-        for x in sorted([x0] + [hi for _, hi in blocked if hi >= x0]):
-            if x <= top and free(x):
-                return (x, y)
-        for x in sorted([lo for lo, _ in blocked if lo <= x0], reverse=True):
-            if x >= r and free(x):
-                return (x, y)
-        raise RulesError(f"{GAME}: no room to re-spot the {ball} on its line y={y:g} mm")
+        # the red's spot only sets the opening table (rule 2): the colours' spots, highest value first
+        spots = [self.profile.spots[c] for c in reversed(self.object_balls) if c != self.first_ball]
+        xy = respot_spot(self.profile.spots[ball], spots, positions, self.radius_mm, self.profile.length_mm)
+        if xy is None:
+            raise RulesError(f"{GAME}: no room to re-spot the {ball} on its line y={self.profile.spots[ball][1]:g} mm")
+        return xy
 
     # ---- operator inputs -------------------------------------------------------------------------
 
@@ -951,19 +913,11 @@ class BrasileiraRules(Engine):
         if isinstance(event, Concession):
             if event.player not in state.players:
                 raise RulesError(f"{GAME}: {at}: {event.player!r} is not a player of this match ({', '.join(state.players)})")
-            winner = state.opponent(event.player)
-            won = dict(state.frames_won)
-            won[winner] += 1
-            match_over = won[winner] > state.options.frames // 2
+            end = self._frame_won(state, state.opponent(event.player))
             rules = _rules("1")
-            text = f"{event.player} concedes; {winner} wins the frame" + (" and the match" if match_over else "")
-            return BrasileiraDecision(
-                t_s=event.t_s, shot=None, player=event.player, frame_over=True, winner=winner, match_over=match_over,
-                match_winner=winner if match_over else None, next_player=None if match_over else state.opponent(state.breaker),
-                scores=state.scores, on_table=() if match_over else self.object_balls,
-                next_mode=None if match_over else Mode.OPENING, cue_in_hand=True, frames_won=won, rules=rules,
-                explanation=_explain(rules, text),
-            )
+            text = f"{event.player} concedes; {end['winner']} wins the frame" + (" and the match" if end["match_over"] else "")
+            return BrasileiraDecision(t_s=event.t_s, shot=None, player=event.player, scores=state.scores, rules=rules,
+                                      explanation=_explain(rules, text), **end)
         raise RulesError(f"{GAME}: {at}: a {event.kind} input is not part of Sinuca Brasileira")
 
     def _ball_at(self, text: str, at: str, allowed: set[str]) -> tuple[str, str]:

@@ -845,7 +845,9 @@ class FichaRules(Engine):
         # 4.3 / 4.4.3: the last ball covered in a pocket
         covered: tuple[str, str, tuple[str, ...]] | None = None
         if len(own_start) == 1 and s.clearing != side and own_start[0] in pos and cue in pos:
-            covered = self._covered(s, own_start[0], opp_start, pos)
+            found = geometry.covered_in_pocket(own_start[0], [b for b in opp_start if b in pos], pos, cue, self.profile,
+                                               s.options.frozen_gap_mm, COVER_NEAR_MM, COVER_TOUCH_MM)
+            covered = (own_start[0], *found) if found is not None else None
             if covered is not None and forced.fouls is None:
                 key = Question.key(shot.index, "4.3")
                 if key not in answers:
@@ -1151,33 +1153,6 @@ class FichaRules(Engine):
             if moved:
                 out.append(b)
         return tuple(out)
-
-    def _covered(self, s: State, ball: str, opp_balls: Sequence[str], pos: Mapping[str, tuple[float, float]]) -> tuple[str, str, tuple[str, ...]] | None:
-        """4.3: ``ball`` lies in a pocket's jaws and an opponent ball blocks its way in, or touches it
-        so that the cue ball cannot reach it straight. Returns (ball, pocket, covering balls)."""
-        r = self.radius_mm
-        xy = pos[ball]
-        opp_xy = {b: pos[b] for b in opp_balls if b in pos}
-        if not opp_xy:
-            return None
-        for p in self.profile.pockets:
-            gap = geometry.segment_distances(p.jaws_mm[0], p.jaws_mm[1], [xy])[0] - r
-            if gap > COVER_NEAR_MM:
-                continue
-            to_pocket = math.dist(xy, p.xy_mm)
-            blockers = [
-                b for b, o in opp_xy.items()
-                if math.dist(o, p.xy_mm) < to_pocket and geometry.segment_distances(xy, p.xy_mm, [o])[0] < 2 * r
-            ]
-            touching = [b for b, o in opp_xy.items() if math.dist(o, xy) - 2 * r < COVER_TOUCH_MM]
-            if touching:
-                others = [v for k, v in pos.items() if k not in (s.cue, ball)]
-                if geometry.can_hit(pos[s.cue], xy, others, self.radius_mm, s.options.frozen_gap_mm):
-                    touching = []
-            covers = tuple(sorted(set(blockers) | set(touching)))
-            if covers:
-                return ball, p.id, covers
-        return None
 
     # ---- calls ----------------------------------------------------------------------------------
 

@@ -109,3 +109,58 @@ def frozen_to(ball: XY, positions: Mapping[str, XY], radius_mm: float, gap_mm: f
 def spot_free(spot: XY, positions: Mapping[str, XY], radius_mm: float, exclude: Sequence[str] = ()) -> bool:
     """Whether a ball can be placed on ``spot`` without touching another ball."""
     return all(math.dist(spot, xy) >= 2 * radius_mm for bid, xy in positions.items() if bid not in exclude)
+
+
+def covered_in_pocket(ball: str, opponents: Sequence[str], positions: Mapping[str, XY], cue: str, profile: TableProfile,
+                      touching_mm: float, near_mm: float, cover_gap_mm: float) -> tuple[str, tuple[str, ...]] | None:
+    """Ficha 4.3: ``ball`` lies in a pocket's jaws (its edge within ``near_mm`` of the mouth) and an
+    opponent ball blocks its way in, or touches it (gap under ``cover_gap_mm``) so that the cue ball
+    cannot reach it straight. Returns (pocket id, covering balls) or None."""
+    r = profile.ball_radius_mm
+    xy = positions[ball]
+    opp_xy = {b: positions[b] for b in opponents}
+    if not opp_xy:
+        return None
+    for p in profile.pockets:
+        if segment_distances(p.jaws_mm[0], p.jaws_mm[1], [xy])[0] - r > near_mm:
+            continue
+        to_pocket = math.dist(xy, p.xy_mm)
+        blockers = [b for b, o in opp_xy.items() if math.dist(o, p.xy_mm) < to_pocket and segment_distances(xy, p.xy_mm, [o])[0] < 2 * r]
+        touching = [b for b, o in opp_xy.items() if math.dist(o, xy) - 2 * r < cover_gap_mm]
+        if touching:
+            others = [v for k, v in positions.items() if k not in (cue, ball)]
+            if can_hit(positions[cue], xy, others, r, touching_mm):
+                touching = []
+        covers = tuple(sorted(set(blockers) | set(touching)))
+        if covers:
+            return p.id, covers
+    return None
+
+
+def respot_spot(own: XY, other_spots: Sequence[XY], positions: Mapping[str, XY], radius_mm: float, length_mm: float) -> XY | None:
+    """Where a ball is re-spotted (snooker, Sinuca Brasileira rule 1): its own spot if free, else the
+    first free spot of ``other_spots`` (highest value first), else as near as possible to its own spot
+    between it and the top (foot, x = length) cushion, else towards the head cushion; None when its
+    whole line is taken."""
+    r = radius_mm
+    for spot in (own, *other_spots):
+        if spot_free(spot, positions, r):
+            return spot
+    x0, y = own
+    blocked: list[tuple[float, float]] = []
+    for ox, oy in positions.values():
+        dy = abs(oy - y)
+        if dy < 2 * r:
+            half = math.sqrt((2 * r) ** 2 - dy**2)
+            blocked.append((ox - half, ox + half))
+
+    def free(x: float) -> bool:
+        return all(not (lo < x < hi) for lo, hi in blocked)
+
+    for x in sorted([x0] + [hi for _, hi in blocked if hi >= x0]):
+        if x <= length_mm - r and free(x):
+            return (x, y)
+    for x in sorted([lo for lo, _ in blocked if lo <= x0], reverse=True):
+        if x >= r and free(x):
+            return (x, y)
+    return None
