@@ -376,3 +376,44 @@ def test_random_physically_possible_play_always_gets_a_call(game, data):
             for e in (ShotStart(t_s=t + 5.0, ball="w1" if game == "bar-billiards" else "cue"), AtRest(t_s=t + 6.0)):
                 referee.feed(e)
 
+
+
+# ---- options: declared once (pydantic), refused with the game, the option and what it accepts ------------------
+
+
+@pytest.mark.parametrize("game", IDS)
+@pytest.mark.parametrize("options, message", [
+    pytest.param({"colour": "red"}, r"unknown option\(s\) colour; the options are .*min_confidence", id="an unknown option"),
+    pytest.param({"min_confidence": 2}, r"option min_confidence=2 must lie between 0 and 1", id="out of range"),
+    pytest.param({"min_confidence": float("nan")}, r"option min_confidence=nan must lie between 0 and 1", id="not a number"),
+    pytest.param({"min_confidence": "high"}, r"option min_confidence='high' is not a valid float", id="not a float"),
+    pytest.param({"start": "halfway"}, r"option start='halfway' is not a valid FrameStart \(one of rack, mid_frame\)", id="not a choice"),
+])
+def test_options_are_refused_with_the_game_the_option_and_what_it_accepts(game, options, message):
+    with pytest.raises(RulesError, match=f"^{game}: {message}"):
+        get_engine(game).initial_state(("A", "B"), options)
+
+
+@pytest.mark.parametrize("game, options, message", [
+    ("ficha", {"frames": 2}, "frames=2 must be an odd number"),
+    ("ficha", {"frozen_gap_mm": float("inf")}, "frozen_gap_mm=inf must be a finite number"),
+    ("ficha", {"removal_of_last_ball_wins": "perhaps"}, "is not a valid bool"),
+    ("brasileira", {"frames": 0}, "frames=0 must be an odd number"),
+    ("brasileira", {"penalty_repeat": 3}, "is not a valid bool"),
+    ("bar-billiards", {"clock_minutes": 0}, "clock_minutes=0 must be positive"),
+    ("bar-billiards", {"clock_minutes": float("inf")}, "clock_minutes=inf must be a finite number"),
+    ("bar-billiards", {"tie_mm": -1}, "tie_mm=-1 must not be negative"),
+])
+def test_each_options_range_is_declared(game, options, message):
+    with pytest.raises(RulesError, match=message):
+        get_engine(game).initial_state(("A", "B"), options)
+
+
+@pytest.mark.parametrize("game, given, field, value", [
+    ("ficha", {"frames": "3", "rule_4233_clear_opponent": "yes"}, "rule_4233_clear_opponent", True),
+    ("brasileira", {"penalty_repeat": "false", "min_confidence": "0.4"}, "min_confidence", 0.4),
+    ("bar-billiards", {"clock_minutes": "14"}, "clock_minutes", 14.0),
+])
+def test_options_given_as_text_on_a_command_line_are_converted(game, given, field, value):
+    state = get_engine(game).initial_state(("A", "B"), given)
+    assert getattr(state.options, field) == value
