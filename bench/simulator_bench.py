@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration.table import resolve_profile  # noqa: E402
-from cueref.commands.judge import compare  # noqa: E402
+from cueref.compare import compare  # noqa: E402
 from simulator.camera import mount_camera  # noqa: E402
 from simulator.physics import G_MM_S2, BallState, PhysicsParams, Shot, World, rack_ficha, simulate  # noqa: E402
 from simulator.render import Renderer  # noqa: E402

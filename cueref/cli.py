@@ -14,6 +14,8 @@ import logging
 import sys
 from typing import Sequence
 
+from cueref.errors import UserError
+
 # (name, module, one-line help) in the order --help lists them
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
@@ -23,10 +25,6 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("profile", "cueref.commands.profile", "list, show or check table profiles"),
     ("events", "cueref.commands.events", "check an event log against the contract and a table profile"),
 )
-
-
-class UserError(Exception):
-    """An error whose message is the whole story for the user (no traceback)."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
