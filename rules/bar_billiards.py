@@ -95,7 +95,10 @@ from rules.base import (
     cushions_before,
     first_contact,
     other,
+    joined_player,
+    parse_balls,
     parse_options,
+    parse_points,
     pots_in_order,
 )
 from tracking.events import (
@@ -386,32 +389,13 @@ class BarBilliardsRules(Engine):
         opts = parse_options(Options, options, GAME)
         st = State(players=players, options=opts, player=players[0], banked=MappingProxyType({}), trough=self.ball_order)
         st = replace(st, banked=MappingProxyType({s: 0 for s in st.sides}))
-        if opts.start is FrameStart.RACK:
-            if opts.start_player or opts.start_banked or opts.start_balls:
-                raise RulesError(f"{GAME}: options start_player, start_banked and start_balls need start=mid_frame (a frame joined mid-way)")
-            return st
-        return self._joined(st, opts)
+        player = joined_player(GAME, opts, players, "start_player")
+        return st if player is None else self._joined(st, opts, player)
 
-    def _joined(self, st: State, opts: Options) -> State:
+    def _joined(self, st: State, opts: Options, player: str) -> State:
         """The state of a frame joined mid-way (module docstring), before its first strike is seen."""
-        player = opts.start_player or st.players[0]
-        if player not in st.players:
-            raise RulesError(f"{GAME}: option start_player={player!r} is not a player of this frame ({', '.join(st.players)})")
-        banked = dict(st.banked)
-        for part in (x for x in opts.start_banked.split(",") if x.strip()):
-            name, _, value = part.partition("=")
-            name, value = name.strip(), value.strip()
-            if name not in banked or not value.isdigit():
-                raise RulesError(f"{GAME}: option start_banked={opts.start_banked!r}: write side=points (points 0 or more) for sides "
-                                 f"{', '.join(banked)}")
-            banked[name] = int(value)
-        names = [b.strip() for b in opts.start_balls.split(",") if b.strip()] or list(self.ball_order)
-        unknown = sorted(set(names) - set(self.ball_order))
-        if unknown:
-            raise RulesError(f"{GAME}: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
-                             f"({', '.join(self.ball_order)})")
-        if len(set(names)) != len(names):
-            raise RulesError(f"{GAME}: option start_balls names a ball twice ({opts.start_balls!r})")
+        banked = parse_points(GAME, "start_banked", opts.start_banked, st.sides, "side")
+        names = parse_balls(GAME, "start_balls", opts.start_balls, self.ball_order, self.profile.name) or list(self.ball_order)
         in_play = self._sort(names)
         bar_down = len(in_play) < len(self.ball_order)
         endgame = False

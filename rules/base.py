@@ -35,9 +35,9 @@ import dataclasses
 import enum
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Annotated, Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from tracking.events import (
     Answer,
@@ -70,6 +70,10 @@ __all__ = [
     "refuse_unjudgeable",
     "parse_options",
     "options_dict",
+    "Frames",
+    "joined_player",
+    "parse_balls",
+    "parse_points",
     "first_contact",
     "other",
     "pots_in_order",
@@ -302,6 +306,53 @@ class RulesOptions(BaseModel):
 
 
 O = TypeVar("O", bound=RulesOptions)
+
+
+def _odd(frames: int) -> int:
+    if frames < 1 or frames % 2 == 0:
+        raise ValueError("must be an odd number of frames, 1 or more (best of N)")
+    return frames
+
+
+Frames = Annotated[int, AfterValidator(_odd)]  # a match is best of N frames, N odd
+
+
+def joined_player(game: str, options: RulesOptions, players: Sequence[str], player_option: str) -> str | None:
+    """For a frame joined mid-way (option ``start=mid_frame``): the player at the table, from option
+    ``player_option`` (default the first player). None for a frame from the start, where the other
+    ``start_*`` options are refused."""
+    given = [name for name in type(options).model_fields if name.startswith("start_") and getattr(options, name)]
+    if getattr(options, "start") != "mid_frame":
+        if given:
+            raise RulesError(f"{game}: options {', '.join(given)} need start=mid_frame (a frame joined mid-way)")
+        return None
+    player = getattr(options, player_option) or players[0]
+    if player not in players:
+        raise RulesError(f"{game}: option {player_option}={player!r} is not a player of this match ({', '.join(players)})")
+    return player
+
+
+def parse_balls(game: str, option: str, text: str, known: Sequence[str], table: str) -> list[str]:
+    """Ball ids given as ``a,b,c`` (option ``option``): each a ball of the table, each once."""
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise RulesError(f"{game}: option {option} names {', '.join(unknown)}, not balls of table {table!r} ({', '.join(known)})")
+    if len(set(names)) != len(names):
+        raise RulesError(f"{game}: option {option} names a ball twice ({text!r})")
+    return names
+
+
+def parse_points(game: str, option: str, text: str, names: Sequence[str], who: str) -> dict[str, int]:
+    """Scores given as ``name=points,...`` (option ``option``) for ``names`` (players or sides, ``who``);
+    the names not given have 0."""
+    points = {n: 0 for n in names}
+    for part in (x for x in text.split(",") if x.strip()):
+        name, _, value = (t.strip() for t in part.partition("="))
+        if name not in points or not value.isdigit():
+            raise RulesError(f"{game}: option {option}={text!r}: write {who}=points (points 0 or more) for {who}s {', '.join(names)}")
+        points[name] = int(value)
+    return points
 
 
 def _range_text(cls: type[RulesOptions], name: str) -> str:

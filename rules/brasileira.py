@@ -67,11 +67,11 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from calibration.table import TableProfile
-from rules.base import (Decision, Engine, Question, RuleTable, RulesError, RulesOptions, Shot, frozen_map, options_dict, other,
-                        parse_options)
+from rules.base import (Decision, Engine, Frames, Question, RuleTable, RulesError, RulesOptions, Shot, frozen_map, joined_player,
+                        options_dict, other, parse_options, parse_points)
 from rules.geometry import can_hit, respot_spot
 from tracking.events import (
     BallBall,
@@ -131,19 +131,12 @@ class Options(RulesOptions):
 
     foul_value: FoulValue = FoulValue.SEVEN  # rule 5 / V1 / V2
     penalty_repeat: bool = False  # V0: a penalty shot may follow a potted penalty ball
-    frames: int = 1  # best of N frames (odd); the break alternates
+    frames: Frames = 1  # best of N frames (odd); the break alternates
     min_confidence: float = Field(0.6, ge=0.0, le=1.0)  # camera events below it make the call pending with a question
     start: FrameStart = FrameStart.RACK  # the first frame from the opening shot, or joined mid-way
     start_player: str = ""  # start=mid_frame: at the table ("" = the first player)
     start_scores: str = ""  # start=mid_frame: the frame's scores so far, "player=points,..." ("" = none)
     start_balls: str = ""  # start=mid_frame: the object balls on the table ("" = the first shot_start's positions)
-
-    @field_validator("frames")
-    @classmethod
-    def _odd(cls, v: int) -> int:
-        if v < 1 or v % 2 == 0:
-            raise ValueError("must be an odd number of frames (best of N)")
-        return v
 
 
 class Foul(StrEnum):
@@ -370,24 +363,11 @@ class BrasileiraRules(Engine):
             breaker=players[0],
             frames_won=frozen_map({p: 0 for p in players}),
         )
-        if opts.start is FrameStart.RACK:
-            if opts.start_player or opts.start_scores or opts.start_balls:
-                raise RulesError(f"{GAME}: options start_player, start_scores and start_balls need start=mid_frame (a frame joined mid-way)")
+        player = joined_player(GAME, opts, players, "start_player")
+        if player is None:
             return state
-        return self._joined(state, opts)
-
-    def _joined(self, state: State, opts: Options) -> State:
-        """A frame joined mid-way (module docstring), before its first strike is seen."""
-        player = opts.start_player or state.players[0]
-        if player not in state.players:
-            raise RulesError(f"{GAME}: option start_player={player!r} is not a player of this match ({', '.join(state.players)})")
-        scores = dict(state.scores)
-        for part in (x for x in opts.start_scores.split(",") if x.strip()):
-            name, _, value = (t.strip() for t in part.partition("="))
-            if name not in scores or not value.isdigit():
-                raise RulesError(f"{GAME}: option start_scores={opts.start_scores!r}: write player=points (points 0 or more) for "
-                                 f"players {', '.join(scores)}")
-            scores[name] = int(value)
+        # a frame joined mid-way (module docstring), before its first strike is seen
+        scores = parse_points(GAME, "start_scores", opts.start_scores, players, "player")
         state = replace(state, to_play=player, scores=frozen_map(scores), mode=Mode.CHOICE, cue_in_hand=False, start_unseen=True)
         names = [b.strip() for b in opts.start_balls.split(",") if b.strip()]
         return self._table_from(state, names, "option start_balls") if names else state

@@ -71,19 +71,22 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from calibration.table import TableProfile
 from rules import geometry
 from rules.base import (
     Decision,
     Engine,
+    Frames,
     Question,
     RuleTable,
     RulesError,
     RulesOptions,
     Shot,
+    joined_player,
     options_dict,
+    parse_balls,
     parse_options,
     refuse_unjudgeable,
 )
@@ -132,7 +135,7 @@ COVER_TOUCH_MM = 2.0  # 4.3: an opponent ball this close (gap) touches the cover
 
 
 class RemovalMode(StrEnum):
-    """Who picks the ball a penalty removes (RULES-DECISIONS: option ``removal_choice``)."""
+    """Who picks the ball a penalty removes (the rules decisions: option ``removal_choice``)."""
 
     NON_OFFENDER = "non_offender"  # the non-offender chooses (operator input / the tracker sees the lift)
     NEAREST_POCKET = "nearest_pocket"  # automatic: the non-offender's ball nearest a pocket
@@ -156,7 +159,7 @@ class NextBreak(StrEnum):
 class Options(RulesOptions):
     """The house-rule options of the rules decisions and the engine's thresholds (all recorded in the match)."""
 
-    frames: int = 1  # 2.1: best of N frames, N odd
+    frames: Frames = 1  # 2.1: best of N frames, N odd
     next_break: NextBreak = NextBreak.ALTERNATE
     removal_choice: RemovalMode = RemovalMode.NON_OFFENDER
     removal_of_last_ball_wins: bool = True  # a removal that clears the non-offender's last ball wins them the frame
@@ -169,13 +172,6 @@ class Options(RulesOptions):
     start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
     start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
     start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
-
-    @field_validator("frames")
-    @classmethod
-    def _odd(cls, v: int) -> int:
-        if v < 1 or v % 2 == 0:
-            raise ValueError("must be an odd number of frames, 1 or more (ficha 2.1)")
-        return v
 
 
 class Foul(StrEnum):
@@ -498,22 +494,12 @@ class FichaRules(Engine):
             group_balls=group_balls, cue=self.profile.cue_ball, frame=1, score=(0, 0), breaker=breaker,
             breaks=(1, 0), shooter=breaker, shots_in_frame=0, balls=Balls(on_table=self.ball_ids),
         )
-        if opts.start is FrameStart.RACK:
-            if opts.start_shooter or opts.start_balls:
-                raise RulesError("ficha: options start_shooter and start_balls need start=mid_frame (a frame joined mid-way)")
+        shooter = joined_player(GAME, opts, players, "start_shooter")
+        if shooter is None:
             return state
-        shooter = opts.start_shooter or players[0]
-        if shooter not in players:
-            raise RulesError(f"ficha: option start_shooter={shooter!r} is not a player of this match ({', '.join(players)})")
         state = replace(state, shooter=shooter, joined=True, start_unseen=not opts.start_balls)
         if opts.start_balls:
-            names = [b.strip() for b in opts.start_balls.split(",") if b.strip()]
-            unknown = sorted(set(names) - self.ball_ids)
-            if unknown:
-                raise RulesError(f"ficha: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
-                                 f"({', '.join(sorted(self.ball_ids))})")
-            if len(set(names)) != len(names):
-                raise RulesError(f"ficha: option start_balls names a ball twice ({opts.start_balls!r})")
+            names = parse_balls(GAME, "start_balls", opts.start_balls, sorted(self.ball_ids), self.profile.name)
             state = replace(state, balls=self._start_balls(state, names, "option start_balls"))
         return state
 

@@ -7,7 +7,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from calibration.table import resolve_profile
 from rules.base import Referee, Shot
-from rules.brasileira import BrasileiraDecision, BrasileiraRules, State
+from tests.rules._driven import Driven
+from rules.brasileira import BrasileiraDecision, BrasileiraRules
 from tracking.events import (
     AtRest,
     BallBall,
@@ -55,7 +56,7 @@ def shot_events(t_s: float, *, first: str | None = "red", pots: Sequence[tuple[s
     return events
 
 
-class Game:
+class Game(Driven):
     """Plays shots through a :class:`BrasileiraRules` engine, keeping the state and the calls."""
 
     def __init__(self, options: Mapping[str, Any] | None = None, players: Sequence[str] = ("A", "B"), profile: str = "brasileira"):
@@ -87,14 +88,6 @@ class Game:
         events = shot_events(t, first=first, pots=pots, struck=struck, start=start, end=end,
                              extra=list(extra(t) if callable(extra) else extra), confidence=confidence)
         return Shot(self.index, tuple(events), tuple(ins))
-
-    @property
-    def state(self) -> State:
-        return self.referee.state
-
-    @state.setter
-    def state(self, value: State) -> None:
-        self.referee.state = value
 
     def judge(self, shot: Shot) -> BrasileiraDecision:
         """Feed the shot's inputs and events to the referee; the call on the shot."""

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from calibration.table import resolve_profile
 from rules.base import Referee
+from tests.rules._driven import Driven
 from rules.ficha import Balls, FichaDecision, FichaRules, State
 from tracking.events import (
     Answer,
@@ -85,7 +86,7 @@ def mid_frame(state: State, red_left: Sequence[str] = REDS, yellow_left: Sequenc
     return replace(state, balls=balls, shots_in_frame=5, shooter=shooter or state.shooter)
 
 
-class Match:
+class Match(Driven):
     """A match being played in a test: events and inputs go through a :class:`rules.base.Referee`."""
 
     def __init__(self, players: Sequence[str] = ("A", "B"), options: Mapping[str, Any] | None = None,
@@ -94,18 +95,6 @@ class Match:
         self.referee = Referee(engine, players, options, state=state)
         self.t = 1.0
         self.decisions: list[FichaDecision] = []
-
-    @property
-    def state(self) -> State:
-        return self.referee.state
-
-    @state.setter
-    def state(self, value: State) -> None:
-        self.referee.state = value
-
-    @property
-    def pending(self):
-        return self.referee.pending
 
     def mid(self, **kw: Any) -> "Match":
         self.state = mid_frame(self.state, **kw)

@@ -167,7 +167,7 @@ CASES = [
                  dict(fouls=(F.MISS,), lost_break=80, next_player="B"), id="3b d a miss (guide)"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), rest={"w4": (440, 300)}),
                  dict(fouls=(F.BAULK,), trough_has="w4"), id="3b f a ball back behind the baulk line"),
-    # 3b f (item 7): "touching" is where the ball meets the cloth, under its centre; these two were fouls
+    # 3b f: "touching" is where the ball meets the cloth, under its centre; these two were fouls
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), rest={"w4": (470, 150)}),
                  dict(fouls=(), table_has="w4"), id="3b f a ball overhanging the baulk line, its centre up the table: in play"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), rest={"w4": (615, 450)}),
@@ -701,7 +701,7 @@ def test_2i_a_red_left_with_a_gap_of_350_from_a_mid_frame_position_is_an_endgame
     assert st.endgame and st.next_kind == ENDGAME
 
 
-# ---- what bad input found (item 8) and shots that happened (item 7) ---------------------------------------
+# ---- bad input refused clearly, and every shot that happened gets a call -------------------------------------
 
 
 @pytest.mark.parametrize("step", [("hit", "w4", "w9"), ("hit", "zz", "w1"), ("touch", "w9"), ("cushion", "w9", "T")],

@@ -1,4 +1,4 @@
-"""Sinuca Brasileira engine: one case per rule of seed 001 (rule numbers as rules/brasileira.py
+"""Sinuca Brasileira engine: one case per rule of "Sinuca Brasileira (Brazilian Snooker)" (rule numbers as rules/brasileira.py
 numbers them), the rulebook's own examples, operator inputs, re-spotting, and property tests."""
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def test_2_the_opening_table_and_the_red_on():
 
 
 def test_4_a_shot_without_a_nomination_is_asked_then_judged():
-    """Rule 4 (item 7: a shot that happened gets a call): a shot with no nomination was refused; now
+    """Rule 4 (every shot that happened gets a call): a shot with no nomination was refused; now
     the operator is asked which ball and pocket were nominated, and the shot is judged."""
     g = opened()
     d = g.play(None, first="red", pots=[("red", "BR")])
@@ -276,7 +276,7 @@ def test_4_a_ball_not_on_the_table_cannot_be_nominated():
 
 
 def test_12_the_opening_shot_is_played_at_the_red_whatever_is_nominated():
-    """Rule 12 (item 7): a nomination of the pink for the opening shot was refused; now the shot is
+    """Rule 12 (every shot that happened gets a call): a nomination of the pink for the opening shot was refused; now the shot is
     judged: played at the pink, it is a foul, since the opening shot must hit the red."""
     g = fresh()
     assert g.input(Nomination(t_s=1.0, ball="pink", pocket="TR")) is None
@@ -293,7 +293,7 @@ def test_13_2_after_a_potted_penalty_ball_the_ball_on_must_be_played():
 
 @pytest.mark.parametrize("foul_value, points", [("seven", 7), ("lowest_on_table", 1), ("highest_involved", 5)])
 def test_13_2_another_colour_nominated_after_a_potted_penalty_ball_is_a_foul(foul_value, points):
-    """13.2 (item 7): nominating the blue again after potting it as a penalty ball was refused, so the
+    """13.2 (every shot that happened gets a call): nominating the blue again after potting it as a penalty ball was refused, so the
     shot was never judged; now it is a foul worth seven points (or the variation's value), the blue
     potted scores nothing and is re-spotted, and the opponent plays the red."""
     g = opened({"foul_value": foul_value})
@@ -337,7 +337,7 @@ def test_V0_example_the_green_nominated_after_the_blues():
 
 def test_V0_off_the_blue_repeated_is_a_foul():
     """Without the PENALTY SHOTS variation the blue cannot be played again after it was potted as a
-    penalty ball (13.2); item 7: that shot was refused, now it is a foul."""
+    penalty ball (13.2); that shot was refused, now it is a foul."""
     g = clear_to(Game(), "green")
     g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
     d = g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
@@ -793,7 +793,7 @@ def test_properties_scores_grow_points_add_up_frame_ends_once(data, foul_value, 
         g.play(("black", "TR"), first="black")
 
 
-# ---- what bad input found (item 8): a clear call, never an internal error -----------------------------------
+# ---- bad input: a clear call, never an internal error -----------------------------------
 
 
 def test_4_an_override_to_a_wrong_pocket_when_nothing_dropped_is_a_call_not_an_internal_error():

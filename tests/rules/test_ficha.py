@@ -1001,7 +1001,7 @@ def test_mid_frame_start_from_the_first_strike_needs_positions_that_make_sense()
         Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"), positions=rack_positions(y1=None, y2=None, y3=None, y4=None))
 
 
-# ---- item 7: every shot that happened gets a call ----------------------------------------------------------
+# ---- every shot that happened gets a call ----------------------------------------------------------------
 
 
 def test_5_3_the_shooters_last_ball_off_the_table_is_respotted_and_can_still_win():
