@@ -73,7 +73,6 @@ Choices where the rulebook is silent (also in ``docs/rules-bar-billiards.md``)
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from dataclasses import dataclass, field, replace
@@ -1085,5 +1084,5 @@ def _penalty_text(fouls, lost_break: int, lost_banked: int) -> str | None:
 
 
 def _describe(e: Event) -> str:
-    fields_ = [str(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name in ("ball", "a", "b", "pocket", "cushion", "pin")]
+    fields_ = [str(v) for v in (getattr(e, k, None) for k in ("ball", "a", "b", "pocket", "cushion", "pin")) if v is not None]
     return " ".join([e.kind, *fields_])

@@ -61,7 +61,6 @@ __all__ = [
     "RuleTable",
     "RulesOptions",
     "Engine",
-    "GameRules",
     "Step",
     "Referee",
     "ShotSplitter",
@@ -480,9 +479,6 @@ class Engine:
 
     def _on_input(self, state: Any, event: OperatorInput) -> Decision | None:
         return None
-
-
-GameRules = Engine  # the protocol's name in earlier code
 
 
 def refuse_unjudgeable(game: str, shot: Shot, *, over: str | None = None, winner: str | None = None,

@@ -87,7 +87,6 @@ from tracking.events import (
     PlayAgain,
     Pot,
     Unobserved,
-    balls_involved,
 )
 
 __all__ = [
@@ -486,7 +485,7 @@ class BrasileiraRules(Engine):
         known = set(self.profile.ball_ids)
         on = set(state.on_table) | {self.cue}
         for e in shot.events:
-            for b in balls_involved(e):
+            for b in (v for k in ("ball", "a", "b") if isinstance(v := getattr(e, k, None), str)):
                 if b not in known:
                     raise RulesError(f"{GAME}: shot {n}: unknown ball {b!r} in a {e.kind} event at {e.t_s:.2f}s (balls: {', '.join(self.profile.ball_ids)})")
                 if b not in on:
