@@ -651,7 +651,14 @@ class Referee:
     def _take(self, items: Iterable[Shot | OperatorInput]) -> list[Step]:
         steps = []
         for item in items:
-            step = self._shot(item) if isinstance(item, Shot) else self._input(item)
+            if isinstance(item, Shot):
+                step = self._shot(item)
+            else:
+                try:
+                    step = self._input(item)
+                except RulesError:
+                    self._splitter.withdraw(item)  # a refused input is no part of the next shot
+                    raise
             if step is not None:
                 steps.append(step)
         return steps

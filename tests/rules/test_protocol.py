@@ -417,3 +417,14 @@ def test_each_options_range_is_declared(game, options, message):
 def test_options_given_as_text_on_a_command_line_are_converted(game, given, field, value):
     state = get_engine(game).initial_state(("A", "B"), given)
     assert getattr(state.options, field) == value
+
+
+def test_a_refused_input_is_no_part_of_the_next_shot():
+    """A nomination of a ball no longer on the table is refused at once (rule 4), and the shot that
+    follows is judged on the nomination given before it."""
+    g = br.bonus_after_red()
+    assert g.input(Nomination(t_s=g.t_s + 1, ball="yellow", pocket="TL")) is None
+    with pytest.raises(RulesError, match="the red is not on the table"):
+        g.input(Nomination(t_s=g.t_s + 2, ball="red", pocket="BR"))
+    d = g.play(None, first="yellow", pots=[("yellow", "TL")])
+    assert d.nomination == ("yellow", "TL") and d.fouls == () and d.points_potted == 2
