@@ -701,7 +701,7 @@ class Referee:
             d = dataclasses.replace(d, amends=True, explanation=f"{_correction_label(event)}: {d.explanation}")
             return self._record(last.before, shot, d, replace_last=True)
         if isinstance(event, Override):
-            what = "no call yet" if last is None else f"the last call was on the {last.item.kind} input" if not isinstance(last.item, Shot) else ""
+            what = "no call yet" if last is None else f"the last call was on the {last.item.kind} input"
             raise RulesError(f"{name}: {at}: there is no shot call to change ({what}; an override corrects the last shot's call)")
         d = self.engine.on_input(self.state, event)
         return None if d is None else self._record(self.state, event, d)
