@@ -31,10 +31,11 @@ A script is YAML or JSON (``docs/simulator-physics.md`` has a full example)::
                                            # (balls in the trough taken out of play once the bar dropped)
 
 A ``start`` block replaces the first frame's ``setup`` (for a game whose engine can join a frame
-mid-way: today ficha and bar billiards). The rules engine
+mid-way: every game). The rules engine
 learns the position the way a camera switched on mid-frame would: the first ``shot_start``'s
 ``positions`` show the balls on the table, and the run's ``options`` (the log header's) say the frame
-was joined mid-way and who plays (ficha ``start=mid_frame, start_shooter``; bar billiards also
+was joined mid-way and who plays (ficha ``start=mid_frame, start_shooter``; Sinuca Brasileira
+``start_player`` and ``start_balls``, the balls on the table; bar billiards also
 ``start_banked`` and ``start_balls``, the balls still in play: on the table or in the trough). Ficha
 balls not on the table count as potted; bar-billiards balls neither on the table nor in ``trough`` are
 out of play (the bar has dropped: the trough is closed), and with one ball left the scoreboard is
@@ -162,6 +163,8 @@ class Script:
         player = self.start.get("player", self.players[0])
         if self.game == "ficha":
             out.update(start="mid_frame", start_shooter=player)
+        elif self.game == "brasileira":
+            out.update(start="mid_frame", start_player=player, start_balls=",".join(self.start["positions"]))
         else:
             balls = list(self.start["positions"]) + list(self.start.get("trough", ()))
             banked = self.start.get("banked", {})

@@ -225,7 +225,6 @@ def start_script(**start):
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda s: s.update(game="brasileira"), "not brasileira"),
     (lambda s: s["start"].update(player="C"), "'C' is not a player"),
     (lambda s: s["start"].update(positions={}), "must list the balls"),
     (lambda s: s["start"].update(trough=["r2"]), "only bar billiards"),
@@ -257,6 +256,17 @@ def test_start_block_joins_a_ficha_frame_mid_way():
     assert not run.expected[0].mismatches(decisions[0]) and "2.4" not in decisions[0].rules
     again = parse_script(json.loads(dumps_script(sc)))
     assert again.start == sc.start and dumps_events(run_script(again).events) == dumps_events(run.events)
+
+
+def test_start_block_joins_a_sinuca_brasileira_frame_mid_way():
+    s = {"game": "brasileira", "players": ["A", "B"], "seed": 3,
+         "start": {"player": "B", "positions": {"cue": [1500.0, 700.0], "pink": [2130.0, 710.0], "black": [2580.0, 710.0]}},
+         "frames": [{"steps": [{"input": {"kind": "nomination", "ball": "pink", "pocket": "TR"}},
+                               {"shot": {"ball": "cue", "at": "pink", "speed_mm_s": 700.0}}]}]}
+    run = run_script(parse_script(s))
+    assert run.options == {"start": "mid_frame", "start_player": "B", "start_balls": "cue,pink,black"}
+    decisions = [st.decision for st in replay(get_engine("brasileira"), run.events, run.players, run.options)]
+    assert decisions[0].player == "B" and decisions[0].ball_on == "pink" and decisions[0].shot_kind.value == "free"
 
 
 def test_start_block_on_a_bar_billiards_table_closes_the_trough_and_drops_the_scoreboard():
