@@ -25,6 +25,10 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("calibrate", "cueref.commands.calibrate", "find the image-to-table mapping from a video, an image or a camera"),
     ("profile", "cueref.commands.profile", "list, show or check table profiles"),
     ("events", "cueref.commands.events", "check an event log against the contract and a table profile"),
+    ("report", "cueref.commands.report", "the review report of a match: an HTML page beside the annotated video, from the store or a run's event log"),
+    ("export", "cueref.commands.export", "a stored match as files: event log and calls (JSON Lines), tracks and statistics (CSV), a clip per shot"),
+    ("stats", "cueref.commands.stats", "shot statistics per player over one match or the whole store: table, CSV, JSON, plots"),
+    ("review", "cueref.commands.review", "list stored matches and their calls; correct a call (override or answer) and re-judge the rest"),
 )
 
 

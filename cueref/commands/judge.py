@@ -23,6 +23,7 @@ from cueref.outputs import atomic_output, decision_line, refuse_output_onto_inpu
 from rules import GAMES, get_engine
 from rules.base import Decision, replay
 from tracking.events import ShotStart, read_events
+from tracking.validate import check_against_profile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.events}: the log has no header naming the game: give --game ({', '.join(GAMES)})")
     profile = resolve_profile(args.table) if args.table else (resolve_profile(header.profile) if header and header.profile else None)
     engine = get_engine(game, profile)
+    check_against_profile(events, engine.profile, source=str(args.events))
     players = parse_players(args.players) if args.players else (list(header.players) if header and header.players else ["A", "B"])
     options = dict(header.options) if header else {}
     options.update(parse_option_args(args.option))

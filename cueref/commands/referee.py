@@ -4,7 +4,8 @@ Everything that can be checked is checked before any long work (the game's optio
 the output folder, that the video opens, the calibration). Then the table is calibrated (or
 ``--calibration`` read), and :func:`cueref.pipeline.run` joins the stages (video -> calibration ->
 vision -> tracking -> rules) while this command consumes its results: a progress bar, each shot's
-events and call, and the run's files (:class:`cueref.outputs.RunFiles`). A stage this build does not
+events and call, the run's files (:class:`cueref.outputs.RunFiles`), and the match's record
+(:class:`cueref.report.outputs.MatchOutputs`: the store, the annotated video, the review report). A stage this build does not
 have yet stops the job after the calibration with a message that says which one and what can be done
 instead; nothing is guessed.
 """
@@ -28,6 +29,7 @@ from cueref.errors import UserError
 from cueref.inputs import load_calibration
 from cueref.options import parse_option_args, parse_players
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
+from cueref.report.outputs import MatchOutputs
 from cueref.pipeline import load_stages, missing_stages, run as run_pipeline
 from cueref.video import DamagedVideoError, VideoReader
 from rules import GAMES, get_engine
@@ -48,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
                                  "(default: cueref-out/VIDEO-NAME/, or VIDEO-NAME-2/ ... beside an earlier run)")
     p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
+    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
+                                   "cueref-out/matches.sqlite); a re-run of the same video updates its match")
+    p.add_argument("--no-video", action="store_true", help="do not write the annotated video (annotated.mp4)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,17 +100,24 @@ def run(args: argparse.Namespace) -> int:
         frames = itertools.chain([first], reader)
         bar = tqdm(total=info.frame_count, unit="frame", desc="referee", dynamic_ncols=True)
         printer = ShotPrinter(tqdm.write)
-        with RunFiles(out, header) as files, bar, contextlib.closing(run_pipeline(frames, stages, calls)) as results:
+        with RunFiles(out, header) as files, bar, MatchOutputs.open(
+                out, video=args.video, game=args.game, profile=profile, profile_ref=header.profile, players=players,
+                options=options, calibration=cal, fps=info.fps, store=args.store, annotate=not args.no_video,
+        ) as match, contextlib.closing(run_pipeline(frames, stages, calls)) as results:
             try:
                 for result in results:
                     files.add(result)
+                    match.add(result)
                     printer.add(result)
                     bar.update(1)
             except DamagedVideoError as e:
                 raise UserError(f"{e} The results up to there are in {out}/") from None
+    if match.warning:
+        print(f"store: {match.warning}")
+    print(f"review report: {match.report}")
     elapsed_s = bar.format_dict["elapsed"]
     pending = f", {printer.n_pending} pending an answer" if printer.n_pending else ""
     print(f"{bar.n} frames in {elapsed_s:.1f} s ({bar.n / max(elapsed_s, 1e-9):.0f} frames/s); {printer.n_shots} shot(s) "
           f"called{pending}; written to {out}/: events.jsonl ({files.n_events} events), decisions.jsonl "
-          f"({files.n_decisions}), tracks.csv")
+          f"({files.n_decisions}), tracks.csv{'' if args.no_video else ', annotated.mp4'}")
     return 0
