@@ -32,9 +32,9 @@ files are consumers of the generator (:mod:`cueref.outputs`, :mod:`cueref.consol
 Live (``cueref live``, :mod:`cueref.live`) adds two things, both optional:
 
 * **operator inputs while the run goes on**: :class:`LiveInputs`, a thread-safe queue the console puts
-  inputs into; each frame takes what arrived, stamps it with the frame's time, and holds it like a call
-  until the camera's events are known up to that time (``PipelineConfig.input_settle_s``), so the log
-  keeps its order;
+  inputs into (and :class:`UndoRequest`: take the last call back, :meth:`rules.base.Referee.undo`); each
+  frame takes what arrived, stamps it with the frame's time, and holds it like a call until the camera's
+  events are known up to that time (``PipelineConfig.input_settle_s``), so the log keeps its order;
 * **gaps in a live source**: a frame source may yield a :class:`SourceGap` between two frames (a stalled
   stream reopened, frames dropped); the gap enters the log as an ``unobserved`` span, the first frame
   after it reaches tracking marked invalid, and no inferred event may fall inside it.
@@ -51,7 +51,7 @@ import logging
 import math
 import queue
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -65,7 +65,7 @@ from vision.types import BallDetections, FrameDetections
 
 __all__ = [
     "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
-    "SourceGap", "LiveInputs", "run", "missing_stages", "load_stages",
+    "SourceGap", "UndoRequest", "LiveInputs", "run", "missing_stages", "load_stages",
 ]
 
 log = logging.getLogger(__name__)
@@ -127,20 +127,31 @@ class SourceGap:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class UndoRequest:
+    """The operator takes the referee's last call back, for ``reason`` (:meth:`rules.base.Referee.undo`).
+    It is no event of the log: the step it makes (an :class:`~rules.base.Undo` call, with the reason and
+    the call withdrawn) goes with the frame's steps."""
+
+    reason: str
+    t_s: float = 0.0
+    kind: ClassVar[str] = "undo"
+
+
 class LiveInputs:
     """Operator inputs given while a run goes on (the live console): any thread may :meth:`put`; the
     pipeline takes what arrived at each frame and stamps it with that frame's time, the moment the input
     joined the match. The event's own ``t_s`` is replaced."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[OperatorInput] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[OperatorInput | UndoRequest] = queue.SimpleQueue()
 
-    def put(self, event: OperatorInput) -> None:
-        if not isinstance(event, OperatorInput):
+    def put(self, event: OperatorInput | UndoRequest) -> None:
+        if not isinstance(event, (OperatorInput, UndoRequest)):
             raise TypeError(f"only operator inputs join a run live, not {type(event).__name__}")
         self._queue.put(event)
 
-    def take(self) -> list[OperatorInput]:
+    def take(self) -> list[OperatorInput | UndoRequest]:
         """Everything put since the last call, in order."""
         out = []
         while True:
@@ -284,7 +295,9 @@ class _Joiner:
         return FrameResult(frame, dets, tracks, events, steps, status, problems)
 
     def finish(self, result: FrameResult) -> FrameResult:
-        """The end of the video, added to the last frame's result."""
+        """The end of the video, added to the last frame's result (with the live inputs given after it)."""
+        for e in self.inputs.take() if self.inputs is not None else ():
+            self._hold(dataclasses.replace(e, t_s=self.last_t_s))
         if self.blind_since is not None and self.lost:
             self._hold(self._span(self.last_t_s, recovered=False))
         events, steps, problems = self._log(self.stages.inferer.finish(), flush=True)
@@ -336,17 +349,21 @@ class _Joiner:
 
     # -- the event log
 
-    def _hold(self, event: Event, release_s: float = math.inf) -> None:
+    def _hold(self, event: Event | UndoRequest, release_s: float = math.inf) -> None:
         """A call or a span waits for the camera's events to reach its time (a live input or a source gap
         also enters once the frames reach ``release_s``: by then the inferer has given everything before it)."""
-        stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
-        heapq.heappush(self.held, (merge_key(event, stream, next(self.seq)), event, release_s))
+        if isinstance(event, UndoRequest):  # ordered as an operator input
+            key = (event.t_s, 0, 1, next(self.seq))
+        else:
+            stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
+            key = merge_key(event, stream, next(self.seq))
+        heapq.heappush(self.held, (key, event, release_s))
 
     def _log(self, inferred: Iterable[Event], flush: bool = False,
              now_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
         """Merge the inferred events with the held calls and spans, feed them to the referee in log
-        order, and return what entered the log, the steps and the refusals."""
-        logged: list[Event] = []
+        order (an undo request in its place), and return what entered the log, the steps and the refusals."""
+        logged: list[Event | UndoRequest] = []
         problems: list[str] = []
         for e in sorted(inferred, key=lambda e: e.t_s):
             if e.t_s < self.last_logged_t_s:
@@ -374,11 +391,14 @@ class _Joiner:
         steps: list[Step] = []
         for e in logged:
             try:
-                steps += self.stages.referee.feed(e)
+                if isinstance(e, UndoRequest):
+                    steps.append(self.stages.referee.undo(e.reason, e.t_s))
+                else:
+                    steps += self.stages.referee.feed(e)
             except RulesError as err:
                 log.warning("the referee refused %s at %.3f s: %s", e.kind, e.t_s, err)
                 problems.append(f"{e.kind} at {e.t_s:.2f} s: {err}")
-        return tuple(logged), tuple(steps), tuple(problems)
+        return tuple(e for e in logged if not isinstance(e, UndoRequest)), tuple(steps), tuple(problems)
 
 
 # ---- the installed stages ------------------------------------------------------------------------------

@@ -6,13 +6,18 @@ the output folder, the console's address). Then the source opens, the table is c
 first frame (or ``--calibration`` read), the console starts, and the pipeline referees until the
 source ends (a file) or Ctrl-C (a camera or a stream, which is reopened whenever it stalls). The run's
 files are those of ``cueref referee`` (events.jsonl with every operator input, decisions.jsonl,
-tracks.csv), streamed as the match goes, so an interrupted session keeps everything up to its end.
+tracks.csv), streamed as the match goes, so an interrupted session keeps everything up to its end; the
+match goes into the store call by call and its review report is written at the end
+(:class:`cueref.report.outputs.MatchOutputs`, without the annotated video: encoding it would compete
+with the referee for the machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 import cv2
@@ -31,6 +36,7 @@ from cueref.live.source import LiveSource, SourceConfig, source_kind
 from cueref.options import parse_option_args, parse_players, require_positive
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import PipelineConfig, load_stages, missing_stages
+from cueref.report.outputs import MatchOutputs
 from rules import GAMES, get_engine
 from rules.base import Referee
 from tracking.events import LogHeader
@@ -54,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
                                  "(default: cueref-out/NAME/, or NAME-2/ ... beside an earlier run)")
     p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
+    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
+                                   "cueref-out/matches.sqlite)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address the console listens on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="the console's port (default 8765; 0: any free one)")
@@ -117,15 +125,24 @@ def run(args: argparse.Namespace) -> int:
                            options=options, source=str(args.camera))
         bar = tqdm(total=info.frame_count if kind == "file" else None, unit="frame", desc="live", dynamic_ncols=True)
         printer = ShotPrinter(tqdm.write)
-        with RunFiles(out, header) as files, bar:
+        # a file is its match (a re-run updates it); a camera's or a stream's session is a match of its own
+        session_id = None if kind == "file" else hashlib.sha256(
+            f"cueref live {args.camera} {datetime.now(timezone.utc).isoformat()}".encode()).hexdigest()
+        with RunFiles(out, header) as files, bar, MatchOutputs.open(
+                out, video=args.camera, game=args.game, profile=profile, profile_ref=header.profile, players=players,
+                options=options, calibration=cal, fps=info.fps, store=args.store, annotate=False, video_sha256=session_id,
+        ) as match:
             session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=calls,
-                                  consumers=[files, printer, _Progress(bar, source), *([announcer] if announcer else [])],
+                                  consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])],
                                   config=PipelineConfig(queue_frames=0, input_settle_s=args.settle))
             with LiveServer(session, args.host, args.port, allow_remote=args.allow_remote) as server:
                 tqdm.write(f"console: {server.url}\nscoreboard: {server.url.replace('/?', '/scoreboard?') if server.token else server.url + 'scoreboard'}"
                            + (f"\ntoken: {server.token} (needed on every request from another machine)" if server.token else "")
                            + ("\nCtrl-C ends the session" if kind != "file" else ""))
                 _run_until_interrupted(session)
+    if match.warning:
+        print(f"store: {match.warning}")
+    print(f"review report: {match.report}")
     print(f"{bar.n} frames; {printer.n_shots} shot(s) called"
           + (f", {printer.n_pending} pending an answer" if printer.n_pending else "")
           + f"; {source.gaps} gap(s) in the source ({source.stalls} stall(s), {source.reopens} reopen(s), "

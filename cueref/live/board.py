@@ -13,7 +13,7 @@ from collections import deque
 from typing import Any, Mapping, Sequence
 
 from calibration.table import TableProfile
-from rules.base import Decision
+from rules.base import Decision, Referee, Undo
 from tracking.events import (
     Answer,
     BarDropped,
@@ -31,20 +31,13 @@ from tracking.events import (
 )
 from tracking.events import Warning as MisconductWarning
 
-__all__ = ["INPUTS", "RULEBOOKS", "table_setup", "score_of", "spoken", "Board"]
+__all__ = ["INPUTS", "table_setup", "score_of", "spoken", "Board"]
 
 #: the operator inputs the console offers for each game (an answer is offered while a question waits)
 INPUTS: Mapping[str, tuple[type[OperatorInput], ...]] = {
     "ficha": (Answer, Concession, MisconductWarning, RemovalChoice, OperatorFoul),
     "brasileira": (Answer, Nomination, Concession, PlayAgain, OperatorFoul),
     "bar-billiards": (Answer, Concession, Interference, BarDropped, InvokeEndgame, RebreakChoice, OperatorFoul),
-}
-
-#: the rulebook each game's rule numbers come from, by its title
-RULEBOOKS: Mapping[str, str] = {
-    "ficha": "Sinuca de Ficha. Regra Oficiosa",
-    "brasileira": "Sinuca Brasileira (Brazilian Snooker)",
-    "bar-billiards": "the 4-pin bar billiards how-to-play guide, rules and Norwich league rules",
 }
 
 RECENT_CALLS = 8  # calls the console lists
@@ -56,13 +49,14 @@ def _hex(rgb: Sequence[int]) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def table_setup(game: str, profile: TableProfile, players: Sequence[str]) -> dict[str, Any]:
+def table_setup(game: str, rulebook: str, profile: TableProfile, players: Sequence[str]) -> dict[str, Any]:
     """The match's fixed picture: the table to scale (playing surface, rails, pockets or holes, pins, the
-    baulk line and the D), the balls' colours, the players and the inputs the console offers."""
+    baulk line and the D), the balls' colours, the players, the rulebook (by its title) and the inputs
+    the console offers."""
     r = profile.ball_radius_mm
     return {
         "game": game,
-        "rulebook": RULEBOOKS.get(game, game),
+        "rulebook": rulebook,
         "players": list(players),
         "inputs": [cls.kind for cls in INPUTS.get(game, ())],
         "table": {
@@ -83,32 +77,30 @@ def table_setup(game: str, profile: TableProfile, players: Sequence[str]) -> dic
 
 def score_of(game: str, state: Any) -> dict[str, Any]:
     """The score after the last call, in the game's terms: ``sides`` (names), ``frame`` (points or
-    balls of the frame in play, per side), ``match`` (frames won per side), ``to_play``, and for bar
-    billiards the current ``break`` and the game ``clock``."""
+    balls of the frame in play, per side), ``match`` (frames won per side), ``to_play``, the balls
+    ``on_table``, and for bar billiards the current ``break`` and the game ``clock``."""
     if game == "ficha":
-        best_of = state.options.frames
         return {
-            "sides": list(state.sides), "to_play": state.shooter, "frame_no": state.frame, "best_of": best_of,
+            "sides": list(state.sides), "to_play": state.shooter, "frame_no": state.frame, "best_of": state.options.frames,
             "match": dict(zip(state.sides, state.score)),
             "frame": {side: len(state.left(i)) for i, side in enumerate(state.sides)}, "frame_unit": "balls left",
-            "over": state.match_over, "winner": state.match_winner,
+            "on_table": sorted(state.balls.on_table), "over": state.match_over, "winner": state.match_winner,
         }
     if game == "brasileira":
         return {
             "sides": list(state.players), "to_play": state.to_play, "frame_no": state.frame, "best_of": state.options.frames,
             "match": {p: state.frames_won.get(p, 0) for p in state.players},
             "frame": {p: state.scores.get(p, 0) for p in state.players}, "frame_unit": "points",
-            "over": state.match_over, "winner": state.match_winner,
+            "on_table": sorted(state.on_table), "over": state.match_over, "winner": state.match_winner,
         }
     if game == "bar-billiards":
-        clock = state.options.clock_minutes * 60.0
         return {
             "sides": list(state.sides), "to_play": state.player, "frame_no": 1, "best_of": 1,
             "match": {side: int(state.winner == side) for side in state.sides},
             "frame": {side: state.banked.get(side, 0) for side in state.sides}, "frame_unit": "banked",
-            "break": {"player": state.player, "points": state.break_score},
-            "clock": {"started_s": state.clock_start_t_s, "length_s": clock, "bar_down": state.bar_down,
-                      "endgame": state.endgame},
+            "on_table": sorted(state.table), "break": {"player": state.player, "points": state.break_score},
+            "clock": {"started_s": state.clock_start_t_s, "length_s": state.options.clock_minutes * 60.0,
+                      "bar_down": state.bar_down, "endgame": state.endgame},
             "over": state.frame_over, "winner": state.winner,
         }
     raise ValueError(f"no scoreboard for the game {game!r}")
@@ -143,9 +135,9 @@ class Board:
     as JSON by the server (:meth:`snapshot`, thread-safe). ``referee`` is the run's
     :class:`~rules.base.Referee`, whose state gives the score."""
 
-    def __init__(self, game: str, profile: TableProfile, players: Sequence[str], referee: Any):
+    def __init__(self, game: str, profile: TableProfile, players: Sequence[str], referee: Referee):
         self.game, self.referee = game, referee
-        self.setup = table_setup(game, profile, players)
+        self.setup = table_setup(game, referee.engine.rules.title, profile, players)
         self.colours = self.setup["classes"]
         self._lock = threading.Lock()
         self._version = 0
@@ -158,7 +150,6 @@ class Board:
         self.problems: deque[str] = deque(maxlen=RECENT_PROBLEMS)
         self.source = {"calibration": "fixed", "valid": True, "gaps": 0, "last_gap": None}
         self.score = score_of(game, referee.state)
-        self.on_table = list(self.setup["object_balls"])
         self.finished = False
 
     @property
@@ -177,14 +168,14 @@ class Board:
             for e in result.events:
                 changed |= self._event(e)
             for step in result.steps:
-                call = _call(step.decision)
-                self.calls.appendleft(call)
-                self.pending = call["pending"]
-                if step.decision.shot is not None:
+                self.calls.appendleft(_call(step.decision))
+                if step.decision.shot is not None and not isinstance(step.decision, Undo):
                     self.nomination = None
                 self.score = score_of(self.game, step.state)
-                self.on_table = self._on_table(step.decision)
                 changed = True
+            if result.steps:
+                q = self.referee.pending
+                self.pending = None if q is None else {"id": q.id, "text": q.text, "options": list(q.options)}
             for p in result.problems:
                 self.problems.appendleft(p)
                 changed = True
@@ -209,19 +200,13 @@ class Board:
             return True
         return False
 
-    def _on_table(self, decision: Decision) -> list[str]:
-        """The object balls still on the table after a call (what a nomination may name)."""
-        d = decision.to_dict()
-        if isinstance(d.get("on_table"), list):
-            return [b for b in self.setup["object_balls"] if b in d["on_table"]]
-        return self.on_table
-
     def snapshot(self) -> dict[str, Any]:
         """Everything a viewer shows now, as JSON values."""
         with self._lock:
             return {
                 "type": "state", "version": self._version, "t_s": round(self.t_s, 3), "balls": list(self.balls),
                 "score": self.score, "pending": self.pending, "calls": list(self.calls), "nomination": self.nomination,
-                "on_table": list(self.on_table), "inputs": list(self.inputs), "problems": list(self.problems),
+                "on_table": [b for b in self.setup["object_balls"] if b in self.score["on_table"]],
+                "inputs": list(self.inputs), "problems": list(self.problems),
                 "source": dict(self.source), "finished": self.finished,
             }

@@ -7,6 +7,7 @@ Pages (plain HTML, CSS and JavaScript from ``cueref/live/static/``, no build ste
 ``/ws``               a WebSocket: the match's fixed picture once (``setup``), then the live ``state``
 ``/api/state``        the same as JSON (``setup`` and ``state``)
 ``/api/input``        POST an operator input (JSON in the event-log format, without ``t_s``)
+``/api/undo``         POST ``{"reason": ...}``: take the referee's last call back
 
 Who may connect:
 
@@ -117,6 +118,7 @@ class LiveServer:
         app.router.add_get("/ws", self._socket)
         app.router.add_get("/api/state", self._state)
         app.router.add_post("/api/input", self._input)
+        app.router.add_post("/api/undo", self._undo)
         return app
 
     @web.middleware
@@ -156,18 +158,24 @@ class LiveServer:
         return web.json_response({"setup": self.session.board.setup, "state": self.session.board.snapshot()})
 
     async def _input(self, request: web.Request) -> web.Response:
+        return await self._queue(request, lambda data: self.session.submit(data).kind)
+
+    async def _undo(self, request: web.Request) -> web.Response:
+        return await self._queue(request, lambda data: self.session.undo(data.get("reason")) or "undo")
+
+    async def _queue(self, request: web.Request, give: Any) -> web.Response:
+        """One operator input from a JSON object: queued (202, when it will enter the log) or refused (400)."""
         try:
             data = await request.json()
         except ValueError:
             return _refuse(400, "the body is not valid JSON")
         if not isinstance(data, dict):
-            return _refuse(400, "send one input as a JSON object with a 'kind'")
+            return _refuse(400, "send one input as a JSON object")
         try:
-            event = self.session.submit(data)
+            kind = give(data)
         except InputError as e:
             return _refuse(400, str(e))
-        settle = self.session.config.input_settle_s
-        return web.json_response({"queued": event.kind, "enters_log_within_s": settle}, status=202)
+        return web.json_response({"queued": kind, "enters_log_within_s": self.session.config.input_settle_s}, status=202)
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20.0)

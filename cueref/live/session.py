@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from calibration.table import TableProfile
 from cueref.errors import UserError
 from cueref.live.board import INPUTS, Board, spoken
-from cueref.pipeline import FrameResult, LiveInputs, PipelineConfig, SourceGap, Stages, run
+from cueref.pipeline import FrameResult, LiveInputs, PipelineConfig, SourceGap, Stages, UndoRequest, run
 from cueref.video import Frame
 from tracking.events import Answer, Event, Nomination, OperatorInput, event_from_dict
 
@@ -76,6 +76,16 @@ class LiveSession:
         self.inputs.put(event)
         log.info("operator input queued: %s", data)
         return event
+
+    def undo(self, reason: str) -> None:
+        """Queue the undo of the referee's last call (:meth:`rules.base.Referee.undo`); it takes effect
+        where it falls in the log, as an input does. Raises :class:`InputError` with no reason or no call."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise InputError("undo: give the reason (it is recorded with the match)")
+        if not self.stages.referee.history:
+            raise InputError("undo: there is no call to undo yet")
+        self.inputs.put(UndoRequest(reason.strip()))
+        log.info("undo queued: %s", reason)
 
     def _check(self, e: OperatorInput) -> None:
         snap = self.board.snapshot()

@@ -43,12 +43,12 @@ class TruthReader:
                 if self.closed.is_set():
                     return None
             self._go.clear()
-            self.gate_reached.clear()
         frame = Frame(self.i, self.t_s[self.i], BLANK)
         self.i += 1
         return frame
 
     def go(self) -> None:
+        self.gate_reached.clear()
         self._go.set()
 
     def close(self) -> None:
@@ -63,10 +63,11 @@ def unsure_first_contact(clip: Clip) -> Clip:
     return dataclasses.replace(clip, camera_events=events)
 
 
-def standin_session(clip: Clip, source, *, latency_s: float = 0.2, consumers=(), calls=(), detector=None) -> LiveSession:
+def standin_session(clip: Clip, source, *, latency_s: float = 0.2, consumers=(), calls=(), detector=None,
+                    inferer=None) -> LiveSession:
     """A live session of ``clip`` through the stand-in stages; operator inputs wait ``latency_s`` (the
     stand-in inferer's delay) before they enter the log."""
-    stages = Stages(detector or TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, latency_s), clip.referee())
+    stages = Stages(detector or TruthDetector(clip), TruthTracker(clip), inferer or TruthInferer(clip, latency_s), clip.referee())
     return LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, consumers=consumers,
                        calls=calls, config=PipelineConfig(queue_frames=0, input_settle_s=latency_s))
 

@@ -1,9 +1,10 @@
 """The console and the scoreboard in headless Chromium, driven as an operator would: a Sinuca Brasileira
 match whose opening shot's first contact the camera saw unsure (the referee asks), and whose second
 shot needs a nomination. The operator answers the question with one click and the pending call becomes
-a call; nominates red into TR by keyboard and a click on the pocket; and the next shot's call (the red
-went into BR: a foul under rule 4) follows. The clip's frames stop at two points so the browser can act
-as a person would between shots.
+a call; nominates red into TR by keyboard and a click on the pocket; the next shot's call (the red
+went into BR: a foul under rule 4) follows; and the operator undoes it with a reason, which takes the
+seven points back. The clip's frames stop at a few points so the browser can act as a person would
+between shots.
 
 Set ``CUEREF_DOCS_IMAGES=1`` to write the screenshots into ``docs/images/`` (else a temporary folder).
 """
@@ -66,7 +67,7 @@ class Live:
 
 def test_an_operator_answers_a_question_and_nominates_in_the_browser(browser, images):
     clip = unsure_first_contact(load_clip("brasileira/wrong-pocket"))  # at rest 7.90 s; shot 1 at 9.50 s
-    live = Live(clip, gates=(8.6, 9.3, 11.0))
+    live = Live(clip, gates=(8.6, 9.3, 11.0, 14.5))
     try:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(f"http://127.0.0.1:{live.server.port}/")
@@ -103,18 +104,31 @@ def test_an_operator_answers_a_question_and_nominates_in_the_browser(browser, im
         assert page.inner_text("#problems") == ""
 
         # the scoreboard: players, the score after the foul, the last call
+        live.wait_gate()
         board = browser.new_page(viewport={"width": 1280, "height": 720})
         board.goto(f"http://127.0.0.1:{live.server.port}/scoreboard")
         board.wait_for_selector(".side .points")
         assert [n.strip() for n in board.locator(".side .name").all_inner_texts()] == ["A", "B"]
+        assert board.locator(".side .points").all_inner_texts() == ["7", "0"]
         assert board.inner_text(".last-call").lower() == page.inner_text("#call").lower()
         board.screenshot(path=str(images / "live-scoreboard.png"))
+
+        # undo the foul call with a reason: the points go back, on the console and on the scoreboard
+        page.click("#undo")
+        expect(page.locator("#toast")).to_contain_text("give the reason")
+        page.fill("#undo-reason", "the referee saw the red nominated into BR")
+        page.click("#undo")
+        expect(page.locator("#toast")).to_contain_text("undo given")
+        live.reader.go()
+        expect(page.locator("#call")).to_contain_text("undo: the call on shot 1 is withdrawn (the referee saw")
+        expect(board.locator(".side .points")).to_have_text(["0", "0"])
         transparent = browser.new_page()
         transparent.goto(f"http://127.0.0.1:{live.server.port}/scoreboard?transparent=1")
         transparent.wait_for_selector(".side .points")
         assert transparent.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     finally:
         live.close()
-    decisions = [c for c in live.session.board.calls]
-    assert [c["shot"] for c in reversed(decisions)] == [0, 0, 1]
-    assert decisions[0]["fouls"] == ["wrong_pocket"] and decisions[0]["next_player"] == "A"
+    decisions = list(reversed(live.session.board.calls))
+    assert [c["shot"] for c in decisions] == [0, 0, 1, 1]
+    assert decisions[2]["fouls"] == ["wrong_pocket"] and decisions[2]["next_player"] == "A"
+    assert decisions[3]["explanation"].startswith("undo:")

@@ -10,10 +10,11 @@ import pytest
 
 from cueref.calls import merge_by_time
 from cueref.compare import compare
-from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, run
+from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, UndoRequest, run
 from cueref.video import Frame
 from tests.live._live import BLANK, unsure_first_contact
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+from rules.base import Undo
 from tracking.events import Answer, BallCushion, Concession, Nomination, Unobserved
 
 SETTLE_S = 0.4
@@ -91,6 +92,24 @@ def test_inputs_given_together_keep_their_order():
     (concession,) = [e for e in logged(results) if isinstance(e, Concession)]
     decisions = [s.decision for r in results for s in r.steps]
     assert decisions[-1].t_s == concession.t_s and decisions[-1].frame_over
+
+
+def test_an_undo_takes_the_last_call_back_in_its_place_in_the_log():
+    """ficha/frame: shot 0 is called at 4.07 s (given 0.4 s later); the operator undoes it at 4.6 s with a
+    reason, before shot 1 starts (5.27 s). The undo's call names the call withdrawn and the reason, the
+    match is where it was before shot 0, and the undo is no event of the log. An undo with nothing to
+    take back is refused and reported."""
+    clip = load_clip("ficha/frame")
+    results = live_run(clip, {0.5: lambda _: UndoRequest("nothing called yet"),
+                              4.6: lambda _: UndoRequest("the camera saw a practice stroke")})
+    steps = [s for r in results for s in r.steps]
+    undo = steps[1]
+    assert isinstance(undo.decision, Undo) and undo.decision.withdrawn == steps[0].decision
+    assert "practice stroke" in undo.decision.explanation and undo.decision.t_s >= 4.6
+    assert undo.state == clip.referee().state  # before shot 0
+    assert logged(results) == clip.camera_events
+    problems = [p for r in results for p in r.problems]
+    assert problems[0].startswith("undo at 0.5") and "no call to undo" in problems[0]
 
 
 def test_a_gap_in_the_source_is_unobserved_and_nothing_inferred_falls_inside_it():

@@ -117,6 +117,16 @@ def test_a_wrong_input_is_refused_with_the_reason(server, session, given, messag
     assert session.inputs.take() == []
 
 
+@pytest.mark.parametrize("given, message", [
+    pytest.param({"reason": "  "}, "give the reason", id="no reason"),
+    pytest.param({"reason": "a practice stroke"}, "no call to undo yet", id="nothing to undo"),
+])
+def test_an_undo_needs_a_reason_and_a_call(server, session, given, message):
+    response, body = request(server.port, "POST", "/api/undo", given)
+    assert response.status == 400 and message in json.loads(body)["error"]
+    assert session.inputs.take() == []
+
+
 def test_serving_off_this_machine_needs_allow_remote(session):
     with pytest.raises(UserError, match="--allow-remote"):
         LiveServer(session, "0.0.0.0", 0)

@@ -78,7 +78,7 @@ class TableDiagram {
     const r = this.setup.table.ball_radius_mm;
     this.ballLayer.replaceChildren(...list.map((b) => el("svg:g", { class: `ball ${b.state}`, "data-ball": b.id },
       el("svg:circle", { cx: b.x, cy: b.y, r: r, fill: b.colour }),
-      el("svg:text", { x: b.x, y: b.y + r * 0.35, class: "ball-id", text: b.id }))));
+      el("svg:text", { x: b.x, y: b.y + r * 0.35, class: "ball-id", fill: dark(b.colour) ? "#fff" : "#000", text: b.id }))));
   }
 
   highlight(pocketId) {
@@ -121,6 +121,12 @@ class Announcer {
       speechSynthesis.speak(new SpeechSynthesisUtterance(call.spoken));
     }
   }
+}
+
+// whether a "#rrggbb" colour is dark (its label is written in white)
+function dark(hex) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4;
 }
 
 function fmtClock(seconds) {

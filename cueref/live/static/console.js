@@ -34,15 +34,18 @@ function toast(text, bad = false) {
   toast.timer = setTimeout(() => { t.hidden = true; }, bad ? 8000 : 3000);
 }
 
-async function send(input) {
-  const response = await fetch("/api/input", {
+// one operator input (or an undo) to the referee; says whether it was taken
+async function post(path, input) {
+  const response = await fetch(path, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(input),
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) toast(body.error || `refused (${response.status})`, true);
-  else toast(`${input.kind} given: it enters the log within ${body.enters_log_within_s} s`);
+  else toast(`${body.queued} given: it enters the log within ${body.enters_log_within_s} s`);
   return response.ok;
 }
+
+const send = (input) => post("/api/input", input);
 
 // ---- the inputs
 
@@ -133,14 +136,7 @@ document.addEventListener("keydown", (ev) => {
 
 $("undo-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const reason = $("undo-reason").value.trim();
-  if (!reason) { toast("give the reason for the undo: it is recorded with the match", true); return; }
-  const response = await fetch("/api/undo", {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ reason }),
-  });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) toast(body.error || `refused (${response.status})`, true);
-  else { toast("undo given"); $("undo-reason").value = ""; }
+  if (await post("/api/undo", { reason: $("undo-reason").value })) $("undo-reason").value = "";
 });
 
 // ---- what the referee says
