@@ -1,16 +1,19 @@
 """Inputs every video command checks the same way before any long work: a CAL.json must have been made
-for this table and this camera's image size."""
+for this table and this camera's image size; without one, the table is found in the first frame."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from calibration import calfile
+from calibration.calibrate import calibrate_image
 from calibration.camera import Calibration
 from calibration.table import TableProfile
 from cueref.errors import UserError
 
-__all__ = ["load_calibration", "SIZE_TOLERANCE_MM"]
+__all__ = ["load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
 
 SIZE_TOLERANCE_MM = 1.0  # a table measured again differs by a millimetre or so; a different table by far more
 
@@ -32,3 +35,18 @@ def load_calibration(path: str | Path, profile: TableProfile, image_size: tuple[
         raise UserError(f"{made} {cal.image_size[0]}x{cal.image_size[1]} images, the video is "
                         f"{image_size[0]}x{image_size[1]}: {redo}")
     return cal
+
+
+def calibration_for(path: str | Path | None, profile: TableProfile, first_image: np.ndarray, out: Path,
+                    source: str, t_s: float) -> tuple[Calibration, str]:
+    """The calibration a run uses and a line that says where it came from: ``path`` (a CAL.json, checked
+    by :func:`load_calibration`), or the table found in ``first_image`` and saved as ``out/calibration.json``."""
+    if path:
+        cal = load_calibration(path, profile, (first_image.shape[1], first_image.shape[0]))
+        return cal, f"calibration: {path} ({cal.method})"
+    cal = calibrate_image(first_image, profile)
+    out.mkdir(parents=True, exist_ok=True)
+    saved = calfile.save(cal, out / "calibration.json", source={"video": source, "t_s": t_s})
+    rms = cal.residuals.get("landmark_rms_mm")
+    return cal, (f"calibration: found the {profile.name} table automatically in the first frame "
+                 f"(landmark residual {rms if rms is not None else 'n/a'} mm) -> {saved}")

@@ -115,6 +115,9 @@ class PipelineConfig:
     # a live operator input enters the log once the frames are this far past it: the longest the inferer
     # takes to give an event after it happened (its stillness wait for at_rest, say); longer is safe but slower
     input_settle_s: float = 1.0
+    # live: yield each frame's result at once rather than after the next frame is read (a call is not held
+    # back a frame, nor through a stalled stream); the end of the source is then one more result (end_only)
+    eager: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,8 @@ class FrameResult:
     order. ``calibration`` is the keeper's status (``ok``, ``followed``, ``suspect``, ``recalibrating``,
     ``recalibrated``; ``fixed`` without a keeper). ``problems`` are events the referee refused (one line
     each; the run goes on). The ``last`` result of a video also holds what the inferer and the referee
-    gave at its end.
+    gave at its end: the last frame's result, or in an eager run (``PipelineConfig.eager``) one more result
+    after it, ``end_only``, whose tracks have no rows (nothing is written twice).
     """
 
     frame: Frame
@@ -185,6 +189,7 @@ class FrameResult:
     calibration: str = "fixed"
     problems: tuple[str, ...] = ()
     last: bool = False
+    end_only: bool = False  # eager runs: the end of the source, on the last frame again, with no tracks of its own
 
     @property
     def index(self) -> int:
@@ -217,6 +222,9 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
     items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
     source = joined.frames_of(items)
     try:
+        if config.eager:
+            yield from _eager(joined, source)
+            return
         frame = next(source, None)
         while frame is not None:
             result = joined.step(frame)
@@ -231,6 +239,36 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
         close = getattr(items, "close", None)
         if close is not None:
             close()
+
+
+class _NoTracks:
+    """The tracks of an end-only result: none (the last frame's came with it)."""
+
+    def rows(self) -> list:
+        return []
+
+
+def _eager(joined: "_Joiner", source: Iterator[Frame]) -> Iterator[FrameResult]:
+    """Each frame's result as soon as it is made, then the end as one more (also when the source fails:
+    its error is raised after)."""
+
+    def end(last: FrameResult) -> FrameResult:
+        return joined.finish(dataclasses.replace(last, tracks=_NoTracks(), events=(), steps=(), problems=(), end_only=True))
+
+    result = None
+    while True:
+        try:
+            frame = next(source)
+        except StopIteration:
+            break
+        except Exception:
+            if result is not None:
+                yield end(result)
+            raise
+        result = joined.step(frame)
+        yield result
+    if result is not None:
+        yield end(result)
 
 
 class _Joiner:

@@ -23,13 +23,11 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
-from calibration import calfile
-from calibration.calibrate import calibrate_image
 from calibration.table import resolve_profile
 from cueref.calls import merge_by_time, read_calls
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import load_calibration
+from cueref.inputs import calibration_for
 from cueref.live.server import LiveServer, check_host
 from cueref.live.session import Announcer, LiveSession
 from cueref.live.source import LiveSource, SourceConfig, source_kind
@@ -104,16 +102,8 @@ def run(args: argparse.Namespace) -> int:
         info, first = source.info, source.first
         print(f"source: {args.camera} ({kind}), {info.width}x{info.height}, "
               f"{f'{info.fps:.3f}' if info.fps else 'unknown'} fps" + (", played in real time" if source.realtime else ""))
-        if args.calibration:
-            cal = load_calibration(args.calibration, profile, (info.width, info.height))
-            print(f"calibration: {args.calibration} ({cal.method})")
-        else:
-            cal = calibrate_image(first.image, profile)
-            out.mkdir(parents=True, exist_ok=True)
-            cal_path = calfile.save(cal, out / "calibration.json", source={"video": str(args.camera), "t_s": first.t_s})
-            rms = cal.residuals.get("landmark_rms_mm")
-            print(f"calibration: found the {profile.name} table in the first frame "
-                  f"(landmark residual {rms if rms is not None else 'n/a'} mm) -> {cal_path}")
+        cal, said = calibration_for(args.calibration, profile, first.image, out, str(args.camera), first.t_s)
+        print(said)
         missing = missing_stages()
         if missing:
             print(f"cueref live: {args.camera} opens, the table is calibrated and the {args.game} rules engine is ready, "
@@ -134,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         ) as match:
             session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=calls,
                                   consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])],
-                                  config=PipelineConfig(queue_frames=0, input_settle_s=args.settle))
+                                  config=PipelineConfig(input_settle_s=args.settle))
             with LiveServer(session, args.host, args.port, allow_remote=args.allow_remote) as server:
                 tqdm.write(f"console: {server.url}\nscoreboard: {server.url.replace('/?', '/scoreboard?') if server.token else server.url + 'scoreboard'}"
                            + (f"\ntoken: {server.token} (needed on every request from another machine)" if server.token else "")
@@ -158,7 +148,7 @@ class _Progress:
         self.bar, self.source = bar, source
 
     def add(self, result) -> None:
-        self.bar.update(1)
+        self.bar.update(0 if result.end_only else 1)
         if result.index % 30 == 0 or result.last:
             self.bar.set_postfix(t=f"{result.t_s:.0f}s", gaps=self.source.gaps, dropped=self.source.dropped, refresh=False)
 

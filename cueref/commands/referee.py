@@ -20,13 +20,11 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
-from calibration import calfile
-from calibration.calibrate import calibrate_image
 from calibration.table import resolve_profile
 from cueref.calls import merge_by_time, read_calls
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import load_calibration
+from cueref.inputs import calibration_for
 from cueref.options import parse_option_args, parse_players
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.report.outputs import MatchOutputs
@@ -75,16 +73,8 @@ def run(args: argparse.Namespace) -> int:
         info = reader.info
         print(f"video: {args.video}, {info.width}x{info.height}, {f'{info.fps:.3f}' if info.fps else 'unknown'} fps, "
               f"{info.frame_count or 'unknown'} frames")
-        if args.calibration:
-            cal = load_calibration(args.calibration, profile, (info.width, info.height))
-            print(f"calibration: {args.calibration} ({cal.method})")
-        else:
-            cal = calibrate_image(first.image, profile)
-            out.mkdir(parents=True, exist_ok=True)
-            cal_path = calfile.save(cal, out / "calibration.json", source={"video": str(args.video), "t_s": first.t_s})
-            rms = cal.residuals.get("landmark_rms_mm")
-            print(f"calibration: found the {profile.name} table automatically in the first frame "
-                  f"(landmark residual {rms if rms is not None else 'n/a'} mm) -> {cal_path}")
+        cal, said = calibration_for(args.calibration, profile, first.image, out, str(args.video), first.t_s)
+        print(said)
         missing = missing_stages()
         if missing:
             print(

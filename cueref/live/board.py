@@ -160,10 +160,10 @@ class Board:
     def add(self, result: Any) -> None:
         with self._lock:
             self.t_s = result.t_s
-            rows = getattr(result.tracks, "rows", None)
-            self.balls = [{"id": b, "x": round(x, 1), "y": round(y, 1), "colour": self._colour(b, cls), "state": state}
-                          for b, cls, x, y, state, _ in (rows() if rows is not None else ())]
-            self.source["calibration"], self.source["valid"] = result.calibration, result.valid
+            if not result.end_only:
+                self.balls = [{"id": b, "x": round(x, 1), "y": round(y, 1), "colour": self._colour(b, cls), "state": state}
+                              for b, cls, x, y, state, _ in result.tracks.rows()]
+                self.source["calibration"], self.source["valid"] = result.calibration, result.valid
             changed = False
             for e in result.events:
                 changed |= self._event(e)

@@ -10,12 +10,15 @@ match store), and the operator's inputs go in through :meth:`LiveSession.submit`
     session.run()                                 # until the source ends or session.stop()
 
 :meth:`run` blocks: call it in the thread that should do the refereeing work. Every consumer has
-``add(result)``; the board is always the first, so the console never shows a call the files lack.
+``add(result)``. The board takes each result first and the viewers are told at once, so a call reaches
+the console before the slower consumers (the store's transaction) have written it; they follow within
+the same frame.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import shutil
 import subprocess
@@ -43,22 +46,24 @@ class InputError(ValueError):
 
 class LiveSession:
     """The pipeline run live (see the module docstring). ``frames`` is a :class:`~cueref.live.source.LiveSource`
-    or any iterable of frames and gaps; its ``close()``, if it has one, is how :meth:`stop` ends the run."""
+    or any iterable of frames and gaps; its ``close()``, if it has one, is how :meth:`stop` ends the run.
+    The pipeline runs eager (``PipelineConfig.eager``) and without a decoding thread of its own."""
 
     def __init__(self, frames: Iterable[Frame | SourceGap], stages: Stages, *, game: str, profile: TableProfile,
                  players: Sequence[str], consumers: Sequence[Any] = (), calls: Sequence[Event] = (),
-                 config: PipelineConfig = PipelineConfig(queue_frames=0)):
+                 config: PipelineConfig = PipelineConfig()):
         if game not in INPUTS:
             raise UserError(f"no live console for the game {game!r}; the games are {', '.join(INPUTS)}")
-        self.frames, self.stages, self.calls, self.config = frames, stages, calls, config
+        # live: the source has its own thread, and each result is given at once (not a frame later)
+        self.frames, self.stages, self.calls = frames, stages, calls
+        self.config = dataclasses.replace(config, queue_frames=0, eager=True)
         self.game, self.profile, self.players = game, profile, tuple(players)
         self.inputs = LiveInputs()
         self.board = Board(game, profile, players, stages.referee)
-        self.consumers = [self.board, *consumers]
-        self.listeners: list[Callable[[], None]] = []  # called after a result a viewer must see (from run's thread)
+        self.consumers = list(consumers)
+        self.listeners: list[Callable[[], None]] = []  # told when the board has news for the viewers (from run's thread)
         self._stop = threading.Event()
         self._kinds = {cls.kind: cls for cls in INPUTS[game]}
-        self.results = 0
 
     # -- operator inputs
 
@@ -116,21 +121,19 @@ class LiveSession:
                 return
 
     def run(self) -> None:
-        """Referee until the source ends or :meth:`stop`; every result goes to every consumer."""
+        """Referee until the source ends or :meth:`stop`; every result goes to the board, then to every
+        consumer."""
         seen, sent_s = -1, 0.0
         with contextlib.closing(run(self._frames(), self.stages, self.calls, self.config, self.inputs)) as results:
             for result in results:
-                self._consume(result)
+                self.board.add(result)
                 now = time.monotonic()
                 if self.board.version != seen or now - sent_s >= 1.0 / BALLS_HZ:
                     seen, sent_s = self.board.version, now
                     for notify in self.listeners:
                         notify()
-
-    def _consume(self, result: FrameResult) -> None:
-        self.results += 1
-        for consumer in self.consumers:
-            consumer.add(result)
+                for consumer in self.consumers:
+                    consumer.add(result)
 
     def stop(self) -> None:
         """End the run: the source is closed, the pipeline finishes as at the end of a video."""

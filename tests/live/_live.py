@@ -55,6 +55,16 @@ class TruthReader:
         self.closed.set()
 
 
+class Collected:
+    """A consumer that keeps every result."""
+
+    def __init__(self):
+        self.results = []
+
+    def add(self, result):
+        self.results.append(result)
+
+
 def unsure_first_contact(clip: Clip) -> Clip:
     """The clip with its first ball-ball contact seen at confidence 0.4: the referee asks about it."""
     events = list(clip.camera_events)
@@ -69,7 +79,7 @@ def standin_session(clip: Clip, source, *, latency_s: float = 0.2, consumers=(),
     stand-in inferer's delay) before they enter the log."""
     stages = Stages(detector or TruthDetector(clip), TruthTracker(clip), inferer or TruthInferer(clip, latency_s), clip.referee())
     return LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, consumers=consumers,
-                       calls=calls, config=PipelineConfig(queue_frames=0, input_settle_s=latency_s))
+                       calls=calls, config=PipelineConfig(input_settle_s=latency_s))
 
 
 def truth_source(clip: Clip, gates: tuple[float, ...] = (), realtime: bool = False) -> tuple[LiveSource, TruthReader]:

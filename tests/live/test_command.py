@@ -6,12 +6,10 @@ from __future__ import annotations
 import pytest
 
 import cueref.commands.live as live_command
-from calibration.monitor import CalibrationKeeper
 from cueref.cli import main
 from cueref.compare import compare
-from cueref.pipeline import Stages
 from cueref.store import MatchStore
-from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+from tests.pipeline._standins import load_clip, standin_loader
 from tests.pipeline.test_referee_command import written_decisions
 from tracking.events import read_events
 
@@ -19,12 +17,8 @@ from tracking.events import read_events
 @pytest.fixture()
 def with_standins(monkeypatch):
     def use(clip):
-        def load_stages(profile, calibration, referee, first_image):
-            keeper = CalibrationKeeper(calibration, profile, first_image)
-            return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, keeper)
-
         monkeypatch.setattr(live_command, "missing_stages", lambda: [])
-        monkeypatch.setattr(live_command, "load_stages", load_stages)
+        monkeypatch.setattr(live_command, "load_stages", standin_loader(clip))
 
     return use
 

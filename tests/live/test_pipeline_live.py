@@ -13,6 +13,7 @@ from cueref.compare import compare
 from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, UndoRequest, run
 from cueref.video import Frame
 from tests.live._live import BLANK, unsure_first_contact
+from tests.pipeline.test_pipeline import truth_frames
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
 from rules.base import Undo
 from tracking.events import Answer, BallCushion, Concession, Nomination, Unobserved
@@ -43,7 +44,8 @@ def live_run(clip, given, settle_s=SETTLE_S, gaps=(), latency_s=SETTLE_S):
             last = t
             yield Frame(i, t, BLANK)
 
-    for r in run(frames(), stages(clip, latency_s), config=PipelineConfig(queue_frames=0, input_settle_s=settle_s), inputs=inputs):
+    config = PipelineConfig(queue_frames=0, input_settle_s=settle_s, eager=True)
+    for r in run(frames(), stages(clip, latency_s), config=config, inputs=inputs):
         results.append(r)
     return results
 
@@ -135,6 +137,30 @@ def test_an_inferer_slower_than_the_settle_time_is_a_contract_error():
     clip = load_clip("ficha/frame")
     with pytest.raises(PipelineError, match="input_settle_s"):
         live_run(clip, {4.2: lambda _: Concession(t_s=0, player="B")}, settle_s=0.1, latency_s=0.4)
+
+
+def test_an_eager_run_gives_each_result_before_reading_the_next_frame():
+    """Live, a frame's result (its call) is given at once, not after the next frame arrives (which a
+    stalled stream may hold back for seconds); the end comes as one more result with no tracks of its
+    own, so nothing is written twice."""
+    clip = load_clip("ficha/miss")
+    read = []
+
+    def frames():
+        for i, t in enumerate(clip.truth.t_s):
+            read.append(i)
+            yield Frame(i, float(t), BLANK)
+
+    config = PipelineConfig(queue_frames=0, eager=True)
+    results = []
+    for r in run(frames(), stages(clip), config=config):
+        assert r.end_only or read[-1] == r.index  # the frame after it is not read yet
+        results.append(r)
+    *frames_, end = results
+    assert [r.index for r in frames_] == list(range(clip.truth.n_frames)) and not any(r.last for r in frames_)
+    assert end.last and end.end_only and end.index == frames_[-1].index and end.tracks.rows() == []
+    eager = [s.decision for r in results for s in r.steps]
+    assert eager == [s.decision for r in run(truth_frames(clip), stages(clip)) for s in r.steps]
 
 
 def test_only_operator_inputs_join_live():

@@ -15,16 +15,8 @@ from cueref.live.board import spoken
 from cueref.live.session import Announcer, InputError
 from cueref.report.outputs import MatchOutputs
 from cueref.store import MatchStore
-from tests.live._live import standin_session, truth_source
+from tests.live._live import Collected, standin_session, truth_source
 from tests.pipeline._standins import TruthInferer, load_clip
-
-
-class Collected:
-    def __init__(self):
-        self.results = []
-
-    def add(self, result):
-        self.results.append(result)
 
 
 class SeenOnly(TruthInferer):

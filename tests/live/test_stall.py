@@ -13,21 +13,13 @@ import numpy as np
 import pytest
 
 from cueref.live.source import LiveSource, SourceConfig
-from tests.live._live import standin_session
+from tests.live._live import Collected, standin_session
 from tests.live._stream import LiveStream
 from tests.pipeline._standins import TruthDetector, load_clip
 from tracking.events import Unobserved
 from vision.types import FrameDetections
 
 pytestmark = pytest.mark.slow
-
-
-class Collected:
-    def __init__(self):
-        self.results = []
-
-    def add(self, result):
-        self.results.append(result)
 
 
 class NearestFrame(TruthDetector):

@@ -134,3 +134,15 @@ class TruthInferer:
         self.finished = True
         ready, self.pending = self.pending, []
         return ready
+
+
+def standin_loader(clip: Clip):
+    """A ``load_stages`` for a command under test: the stand-ins of ``clip`` with a calibration keeper."""
+    from calibration.monitor import CalibrationKeeper
+    from cueref.pipeline import Stages
+
+    def load_stages(profile, calibration, referee, first_image):
+        keeper = CalibrationKeeper(calibration, profile, first_image)
+        return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, keeper)
+
+    return load_stages

@@ -1,0 +1,148 @@
+"""How long after the last ball stops the call reaches the console: every sample clip played as a live
+source in real time (``cueref live --camera CLIP.mp4 --realtime``: decoded with PyAV at the speed of its
+timestamps, refereed by a live session, served by the console's server), with a WebSocket client in
+the same process noting when each shot's first call arrives. The delay of a shot is that moment minus
+the moment the clip's frame at the ground truth's ``at_rest`` time was played (the truth file's exact
+time the last ball stopped, mapped to the wall clock through the source's start).
+
+``--stages standin`` (the default) uses the test stand-ins (``tests/pipeline/_standins.py``): the clip's
+ground truth handed out as detections, tracks and events, the events ``--inferer-latency`` seconds late.
+At 0 s the figure is the live path's own delay (decoding, pacing, the pipeline, the rules, the server);
+a real inferer adds the stillness it waits for before it says the balls stopped. ``--stages real``
+runs vision, tracking and inference when this build has them (calibrating from each clip's first frame).
+
+Run: ``python bench/latency_bench.py [--clips ficha/frame,...] [--inferer-latency 0.25]`` (real time:
+7.5 minutes for all 28 clips). The goal is a median of at most 0.3 s and a worst of at most 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+GOAL_MEDIAN_S, GOAL_WORST_S = 0.3, 0.5
+
+
+class Listener:
+    """A WebSocket client of the console (in its own thread): the monotonic time each shot's first call
+    arrived."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.first_call_s: dict[int, float] = {}
+        self.ready = threading.Event()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._listen()), daemon=True)
+        self.thread.start()
+        self.ready.wait(10)
+
+    async def _listen(self) -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(f"http://127.0.0.1:{self.port}/ws",
+                                          headers={"Origin": f"http://127.0.0.1:{self.port}"}) as ws:
+                self.ready.set()
+                while not self.done.is_set():
+                    try:
+                        msg = await ws.receive(timeout=0.2)
+                    except asyncio.TimeoutError:
+                        continue
+                    now = time.monotonic()
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        break
+                    data = json.loads(msg.data)
+                    for call in data.get("calls", ()) if data.get("type") == "state" else ():
+                        if call["shot"] is not None:
+                            self.first_call_s.setdefault(call["shot"], now)
+
+
+class Lag:
+    """A consumer: how far behind the played clip each frame's result came (the pipeline keeping up)."""
+
+    def __init__(self, source):
+        self.source, self.lags_s = source, []
+
+    def add(self, result) -> None:
+        if not result.end_only:
+            self.lags_s.append(time.monotonic() - (self.source._anchor_s + result.t_s - self.source.first.t_s))
+
+
+def measure(name: str, stages_kind: str, inferer_latency_s: float) -> dict:
+    import cv2
+
+    from cueref.live.server import LiveServer
+    from cueref.live.session import LiveSession
+    from cueref.live.source import LiveSource
+    from cueref.pipeline import PipelineConfig, Stages, load_stages, missing_stages
+    from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+
+    cv2.setNumThreads(1)
+    clip = load_clip(name)
+    source = LiveSource(str(clip.video), realtime=True)
+    if stages_kind == "real":
+        from calibration.calibrate import calibrate_image
+
+        missing = missing_stages()
+        if missing:
+            raise SystemExit(f"--stages real: this build has no {' or '.join(missing)} stage yet")
+        cal = calibrate_image(source.first.image, clip.profile)
+        stages = load_stages(clip.profile, cal, clip.referee(), source.first.image)
+    else:
+        stages = Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, inferer_latency_s), clip.referee())
+    lag = Lag(source)
+    session = LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, calls=clip.calls,
+                          consumers=[lag], config=PipelineConfig(input_settle_s=max(inferer_latency_s, 0.1)))
+    with source, LiveServer(session, "127.0.0.1", 0) as server:
+        listener = Listener(server.port)
+        session.run()
+        time.sleep(0.3)  # the last state's way to the client
+        listener.done.set()
+        listener.thread.join(5)
+    rests = [e["t_s"] for e in clip.truth.raw["events"] if e["kind"] == "at_rest"]  # the ground truth: the last ball stops
+    delays = {k: listener.first_call_s[k] - (source._anchor_s + t - source.first.t_s)
+              for k, t in enumerate(rests) if k in listener.first_call_s}
+    return {"clip": name, "seed": clip.truth.raw.get("seed"), "shots": len(rests), "called": len(delays),
+            "delays_s": list(delays.values()), "lag_median_s": statistics.median(lag.lags_s), "lag_max_s": max(lag.lags_s),
+            "dropped": source.dropped, "gaps": source.gaps}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clips", help="sample clips, comma-separated (default: all of sample_videos/)")
+    ap.add_argument("--stages", choices=("standin", "real"), default="standin")
+    ap.add_argument("--inferer-latency", type=float, default=0.0, metavar="SECONDS",
+                    help="stand-in stages: how late the inferer gives each event (default 0: the live path alone)")
+    args = ap.parse_args()
+    names = args.clips.split(",") if args.clips else sorted(
+        str(p.relative_to(ROOT / "sample_videos")).removesuffix(".truth.json") for p in (ROOT / "sample_videos").glob("*/*.truth.json"))
+    print(f"stages: {args.stages}" + (f", inferer {args.inferer_latency:g} s late" if args.stages == "standin" else ""))
+    print("clip                            seed  shots  called  median s  worst s  lag p50 s  lag max s  dropped  gaps")
+    delays: list[float] = []
+    missed = 0
+    for name in names:
+        m = measure(name, args.stages, args.inferer_latency)
+        d = m["delays_s"]
+        delays += d
+        missed += m["shots"] - m["called"]
+        print(f"{m['clip']:30s} {m['seed']!s:>5} {m['shots']:6d} {m['called']:7d} "
+              f"{statistics.median(d) if d else float('nan'):9.3f} {max(d) if d else float('nan'):8.3f} "
+              f"{m['lag_median_s']:10.3f} {m['lag_max_s']:10.3f} {m['dropped']:8d} {m['gaps']:5d}", flush=True)
+    median, worst = statistics.median(delays), max(delays)
+    ok = median <= GOAL_MEDIAN_S and worst <= GOAL_WORST_S and not missed
+    print(f"\n{len(delays)} shots in {len(names)} clips ({missed} with no call): delay from the last ball stopping to "
+          f"the call on the console: median {median:.3f} s, worst {worst:.3f} s "
+          f"(goal: median <= {GOAL_MEDIAN_S} s, worst <= {GOAL_WORST_S} s): {'MET' if ok else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()
