@@ -83,7 +83,7 @@ def measure(name: str, stages_kind: str, inferer_latency_s: float) -> dict:
     from cueref.live.server import LiveServer
     from cueref.live.session import LiveSession
     from cueref.live.source import LiveSource
-    from cueref.pipeline import PipelineConfig, Stages, load_stages, missing_stages
+    from cueref.pipeline import Stages, load_stages, missing_stages
     from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
 
     cv2.setNumThreads(1)
@@ -101,7 +101,7 @@ def measure(name: str, stages_kind: str, inferer_latency_s: float) -> dict:
         stages = Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, inferer_latency_s), clip.referee())
     lag = Lag(source)
     session = LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, calls=clip.calls,
-                          consumers=[lag], config=PipelineConfig(input_settle_s=max(inferer_latency_s, 0.1)))
+                          consumers=[lag])
     with source, LiveServer(session, "127.0.0.1", 0) as server:
         listener = Listener(server.port)
         session.run()

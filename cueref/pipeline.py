@@ -34,7 +34,8 @@ Live (``cueref live``, :mod:`cueref.live`) adds two things, both optional:
 * **operator inputs while the run goes on**: :class:`LiveInputs`, a thread-safe queue the console puts
   inputs into (and :class:`UndoRequest`: take the last call back, :meth:`rules.base.Referee.undo`); each
   frame takes what arrived, stamps it with the frame's time, and holds it like a call until the camera's
-  events are known up to that time (``PipelineConfig.input_settle_s``), so the log keeps its order;
+  events are known up to that time: a camera event after it arrives, or the inferer says it has given
+  everything before it (its optional ``settled_s``), so the log keeps its order;
 * **gaps in a live source**: a frame source may yield a :class:`SourceGap` between two frames (a stalled
   stream reopened, frames dropped); the gap enters the log as an ``unobserved`` span, the first frame
   after it reaches tracking marked invalid, and no inferred event may fall inside it.
@@ -91,7 +92,12 @@ class Tracker(Protocol):
 
 class Inferer(Protocol):
     """Event inference: ``tracking.infer.EventInferer(profile, config=None)``. ``step`` returns the events
-    that became certain this frame, in time order; ``finish`` those still open at the end."""
+    that became certain this frame, in time order; ``finish`` those still open at the end.
+
+    Optional, for live runs: ``settled_s``, the time before which every event has been given (the
+    inferer's watermark, read after each ``step``). An operator input given live enters the log as soon
+    as the watermark passes it; with no ``settled_s`` it enters only when a later camera event arrives (or
+    at the end), which is never out of order but can keep the console waiting for a whole shot."""
 
     def step(self, tracks: Any) -> list[Event]: ...
 
@@ -112,9 +118,6 @@ class Stages:
 @dataclass(frozen=True, slots=True)
 class PipelineConfig:
     queue_frames: int = 8  # decoded frames waiting for the pipeline (0: decode in this thread); 8 at 1080p is ~50 MB
-    # a live operator input enters the log once the frames are this far past it: the longest the inferer
-    # takes to give an event after it happened (its stillness wait for at_rest, say); longer is safe but slower
-    input_settle_s: float = 1.0
     # live: yield each frame's result at once rather than after the next frame is read (a call is not held
     # back a frame, nor through a stalled stream); the end of the source is then one more result (end_only)
     eager: bool = False
@@ -218,7 +221,7 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
     whole video (the last result carries the end) and then the source's error is raised. Close the
     generator (``contextlib.closing``) before closing the source: that stops the decoding thread.
     """
-    joined = _Joiner(stages, calls, inputs, config.input_settle_s)
+    joined = _Joiner(stages, calls, inputs)
     items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
     source = joined.frames_of(items)
     try:
@@ -275,9 +278,9 @@ class _Joiner:
     """The per-run state between the stages: the calibration in use, the open unobserved span, the
     calls and spans waiting for their place in the log, the live inputs and the source's gaps."""
 
-    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None, settle_s: float = 1.0):
+    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None):
         self.stages = stages
-        self.inputs, self.settle_s = inputs, settle_s
+        self.inputs = inputs
         self.gaps: list[SourceGap] = []  # gaps no inferred event has passed yet
         self.after_gap = False  # the next frame follows a gap: nothing may be inferred from it alone
         self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
@@ -286,10 +289,10 @@ class _Joiner:
         self.lost = False  # the current run included a lost calibration: it becomes an unobserved span
         self.last_t_s = 0.0
         self.last_logged_t_s = float("-inf")  # the last camera event's time
-        self.settled_t_s = float("-inf")  # the last live input or gap let into the log by its settle time, before the camera's events
+        self.settled_t_s = float("-inf")  # the last live input or gap the inferer's watermark let into the log
         self.seq = itertools.count()
-        # (log order, event, the frame time from which it enters the log unless a camera event lets it in sooner)
-        self.held: list[tuple[tuple[float, int, int, int], Event, float]] = []
+        # (log order, event, whether the inferer's watermark may let it in before a camera event does)
+        self.held: list[tuple[tuple[float, int, int, int], Event | UndoRequest, bool]] = []
         for e in calls:
             self._hold(e)
 
@@ -306,7 +309,7 @@ class _Joiner:
     def step(self, frame: Frame) -> FrameResult:
         s = self.stages
         for e in self.inputs.take() if self.inputs is not None else ():
-            self._hold(dataclasses.replace(e, t_s=frame.t_s), release_s=frame.t_s + self.settle_s)
+            self._hold(dataclasses.replace(e, t_s=frame.t_s), live=True)
         status, valid, calibrated = "fixed", True, True
         if s.keeper is not None:
             state = s.keeper.update(frame.image, frame.t_s)
@@ -329,7 +332,8 @@ class _Joiner:
         self.last_t_s = frame.t_s
         for span in spans:
             self._hold(span)
-        events, steps, problems = self._log(s.inferer.step(tracks), now_s=frame.t_s)
+        inferred = s.inferer.step(tracks)
+        events, steps, problems = self._log(inferred, settled_s=getattr(s.inferer, "settled_s", -math.inf))
         return FrameResult(frame, dets, tracks, events, steps, status, problems)
 
     def finish(self, result: FrameResult) -> FrameResult:
@@ -355,7 +359,7 @@ class _Joiner:
         """A gap in a live source: an unobserved span over it, the next frame invalid, and no inferred
         event inside it (what no frame showed cannot have been seen)."""
         log.warning("no frame from %.2f s to %.2f s: %s", gap.t_s, gap.until_s, gap.reason)
-        self._hold(Unobserved(t_s=gap.t_s, until_s=gap.until_s, reason=gap.reason), release_s=gap.until_s + self.settle_s)
+        self._hold(Unobserved(t_s=gap.t_s, until_s=gap.until_s, reason=gap.reason), live=True)
         self.gaps.append(gap)
         self.after_gap = True
 
@@ -387,18 +391,18 @@ class _Joiner:
 
     # -- the event log
 
-    def _hold(self, event: Event | UndoRequest, release_s: float = math.inf) -> None:
-        """A call or a span waits for the camera's events to reach its time (a live input or a source gap
-        also enters once the frames reach ``release_s``: by then the inferer has given everything before it)."""
+    def _hold(self, event: Event | UndoRequest, live: bool = False) -> None:
+        """A call or a span waits for the camera's events to reach its time (a ``live`` input or source gap
+        also enters once the inferer's watermark passes it)."""
         if isinstance(event, UndoRequest):  # ordered as an operator input
             key = (event.t_s, 0, 1, next(self.seq))
         else:
             stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
             key = merge_key(event, stream, next(self.seq))
-        heapq.heappush(self.held, (key, event, release_s))
+        heapq.heappush(self.held, (key, event, live))
 
     def _log(self, inferred: Iterable[Event], flush: bool = False,
-             now_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
+             settled_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
         """Merge the inferred events with the held calls and spans, feed them to the referee in log
         order (an undo request in its place), and return what entered the log, the steps and the refusals."""
         logged: list[Event | UndoRequest] = []
@@ -410,9 +414,8 @@ class _Joiner:
                     "events must come in time order")
             if e.t_s < self.settled_t_s:
                 raise PipelineError(
-                    f"event inference gave {e.kind} at {e.t_s:.3f} s after a live input or a gap entered the log at "
-                    f"{self.settled_t_s:.3f} s: the inferer took longer than PipelineConfig.input_settle_s "
-                    f"({self.settle_s:g} s) to give it; raise input_settle_s")
+                    f"event inference gave {e.kind} at {e.t_s:.3f} s after its settled_s had passed {self.settled_t_s:.3f} s "
+                    "(a live input entered the log there): an inferer gives every event before its settled_s")
             gap = self._unseen(e)
             if gap is not None:
                 log.warning("%s at %.3f s falls in a gap of the source (%.2f-%.2f s): left out", e.kind, e.t_s, gap.t_s, gap.until_s)
@@ -422,7 +425,7 @@ class _Joiner:
                 logged.append(heapq.heappop(self.held)[1])
             logged.append(e)
             self.last_logged_t_s = e.t_s
-        while self.held and (flush or self.held[0][2] <= now_s):
+        while self.held and (flush or (self.held[0][2] and self.held[0][1].t_s <= settled_s)):
             event = heapq.heappop(self.held)[1]
             logged.append(event)
             self.settled_t_s = max(self.settled_t_s, event.t_s)

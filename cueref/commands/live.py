@@ -33,13 +33,13 @@ from cueref.live.session import Announcer, LiveSession
 from cueref.live.source import LiveSource, SourceConfig, source_kind
 from cueref.options import parse_option_args, parse_players, require_positive
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
-from cueref.pipeline import PipelineConfig, load_stages, missing_stages
+from cueref.pipeline import load_stages, missing_stages
 from cueref.report.outputs import MatchOutputs
 from rules import GAMES, get_engine
 from rules.base import Referee
 from tracking.events import LogHeader
 
-_SOURCE, _PIPELINE = SourceConfig(), PipelineConfig()  # the defaults
+_SOURCE = SourceConfig()  # the defaults
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,9 +70,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"a camera or stream silent this long is reopened (default {_SOURCE.stall_s:g})")
     p.add_argument("--max-gap", type=float, default=_SOURCE.max_gap_s, metavar="SECONDS",
                    help=f"frames further apart are logged unobserved (default {_SOURCE.max_gap_s:g})")
-    p.add_argument("--settle", type=float, default=_PIPELINE.input_settle_s, metavar="SECONDS",
-                   help="how long an operator input waits for the camera's events before it enters the log: the "
-                        f"event inference's longest delay (default {_PIPELINE.input_settle_s:g})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     options = parse_option_args(args.option)
     engine.initial_state(players, options)  # options are checked before the camera opens
     calls = merge_by_time([], read_calls(args.calls))
-    for flag, value in (("--stall", args.stall), ("--max-gap", args.max_gap), ("--settle", args.settle)):
+    for flag, value in (("--stall", args.stall), ("--max-gap", args.max_gap)):
         require_positive(flag, value, "seconds")
     check_host(args.host, args.allow_remote)
     if not 0 <= args.port <= 65535:
@@ -123,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 options=options, calibration=cal, fps=info.fps, store=args.store, annotate=False, video_sha256=session_id,
         ) as match:
             session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=calls,
-                                  consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])],
-                                  config=PipelineConfig(input_settle_s=args.settle))
+                                  consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])])
             with LiveServer(session, args.host, args.port, allow_remote=args.allow_remote) as server:
                 tqdm.write(f"console: {server.url}\nscoreboard: {server.url.replace('/?', '/scoreboard?') if server.token else server.url + 'scoreboard'}"
                            + (f"\ntoken: {server.token} (needed on every request from another machine)" if server.token else "")

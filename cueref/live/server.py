@@ -164,7 +164,7 @@ class LiveServer:
         return await self._queue(request, lambda data: self.session.undo(data.get("reason")) or "undo")
 
     async def _queue(self, request: web.Request, give: Any) -> web.Response:
-        """One operator input from a JSON object: queued (202, when it will enter the log) or refused (400)."""
+        """One operator input from a JSON object: queued (202) or refused (400)."""
         try:
             data = await request.json()
         except ValueError:
@@ -175,7 +175,7 @@ class LiveServer:
             kind = give(data)
         except InputError as e:
             return _refuse(400, str(e))
-        return web.json_response({"queued": kind, "enters_log_within_s": self.session.config.input_settle_s}, status=202)
+        return web.json_response({"queued": kind}, status=202)
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(heartbeat=20.0)

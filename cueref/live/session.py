@@ -18,7 +18,6 @@ the same frame.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import shutil
 import subprocess
@@ -38,6 +37,7 @@ __all__ = ["InputError", "LiveSession", "Announcer"]
 log = logging.getLogger(__name__)
 
 BALLS_HZ = 15.0  # how often the table diagram is sent while nothing else changes
+LIVE = PipelineConfig(queue_frames=0, eager=True)  # the source reads in its own thread; each result is given at once
 
 
 class InputError(ValueError):
@@ -50,13 +50,10 @@ class LiveSession:
     The pipeline runs eager (``PipelineConfig.eager``) and without a decoding thread of its own."""
 
     def __init__(self, frames: Iterable[Frame | SourceGap], stages: Stages, *, game: str, profile: TableProfile,
-                 players: Sequence[str], consumers: Sequence[Any] = (), calls: Sequence[Event] = (),
-                 config: PipelineConfig = PipelineConfig()):
+                 players: Sequence[str], consumers: Sequence[Any] = (), calls: Sequence[Event] = ()):
         if game not in INPUTS:
             raise UserError(f"no live console for the game {game!r}; the games are {', '.join(INPUTS)}")
-        # live: the source has its own thread, and each result is given at once (not a frame later)
         self.frames, self.stages, self.calls = frames, stages, calls
-        self.config = dataclasses.replace(config, queue_frames=0, eager=True)
         self.game, self.profile, self.players = game, profile, tuple(players)
         self.inputs = LiveInputs()
         self.board = Board(game, profile, players, stages.referee)
@@ -124,7 +121,7 @@ class LiveSession:
         """Referee until the source ends or :meth:`stop`; every result goes to the board, then to every
         consumer."""
         seen, sent_s = -1, 0.0
-        with contextlib.closing(run(self._frames(), self.stages, self.calls, self.config, self.inputs)) as results:
+        with contextlib.closing(run(self._frames(), self.stages, self.calls, LIVE, self.inputs)) as results:
             for result in results:
                 self.board.add(result)
                 now = time.monotonic()

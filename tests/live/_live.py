@@ -11,7 +11,7 @@ import numpy as np
 
 from cueref.live.session import LiveSession
 from cueref.live.source import LiveSource
-from cueref.pipeline import PipelineConfig, Stages
+from cueref.pipeline import Stages
 from cueref.video import Frame
 from cueref.video.frame import VideoInfo
 from tests.pipeline._standins import Clip, TruthDetector, TruthInferer, TruthTracker
@@ -75,11 +75,10 @@ def unsure_first_contact(clip: Clip) -> Clip:
 
 def standin_session(clip: Clip, source, *, latency_s: float = 0.2, consumers=(), calls=(), detector=None,
                     inferer=None) -> LiveSession:
-    """A live session of ``clip`` through the stand-in stages; operator inputs wait ``latency_s`` (the
-    stand-in inferer's delay) before they enter the log."""
+    """A live session of ``clip`` through the stand-in stages (the inferer ``latency_s`` late)."""
     stages = Stages(detector or TruthDetector(clip), TruthTracker(clip), inferer or TruthInferer(clip, latency_s), clip.referee())
     return LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, consumers=consumers,
-                       calls=calls, config=PipelineConfig(input_settle_s=latency_s))
+                       calls=calls)
 
 
 def truth_source(clip: Clip, gates: tuple[float, ...] = (), realtime: bool = False) -> tuple[LiveSource, TruthReader]:

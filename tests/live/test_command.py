@@ -46,7 +46,7 @@ def test_live_referees_a_file_serves_the_console_and_records_the_match(with_stan
 @pytest.mark.parametrize("extra, message", [
     pytest.param(["--host", "0.0.0.0"], "add --allow-remote", id="off this machine"),
     pytest.param(["--stall", "0"], "--stall 0 must be a positive number of seconds", id="stall"),
-    pytest.param(["--settle", "-1"], "--settle -1 must be a positive number", id="settle"),
+    pytest.param(["--max-gap", "-1"], "--max-gap -1 must be a positive number", id="max gap"),
     pytest.param(["--port", "70000"], "--port 70000 is not a port number", id="port"),
     pytest.param(["--option", "frames=2"], "frames", id="rules option"),
 ])

@@ -132,3 +132,23 @@ def test_an_operator_answers_a_question_and_nominates_in_the_browser(browser, im
     assert [c["shot"] for c in decisions] == [0, 0, 1, 1]
     assert decisions[2]["fouls"] == ["wrong_pocket"] and decisions[2]["next_player"] == "A"
     assert decisions[3]["explanation"].startswith("undo:")
+
+
+def test_the_bar_billiards_scoreboard_shows_the_break_and_the_game_clock(browser, images):
+    """bar-billiards/visit stopped at 12.5 s: A's break stands at 220 (two pots of shot 1 and two of shot
+    2), nothing is banked yet, and the game clock started at the first break-off (2.9 s): 15 minutes less
+    9.6 s are left."""
+    clip = load_clip("bar-billiards/visit")
+    live = Live(clip, gates=(12.5,))
+    try:
+        live.wait_gate()
+        board = browser.new_page(viewport={"width": 1280, "height": 720})
+        board.goto(f"http://127.0.0.1:{live.server.port}/scoreboard")
+        expect(board.locator("#break")).to_have_text("A's break 220")
+        assert board.locator(".side .points").all_inner_texts() == ["0", "0"]
+        minutes, seconds = board.inner_text("#clock").split(":")
+        assert minutes == "14" and 40 <= int(seconds) <= 50  # counted on in the browser between states
+        assert "turn" in board.get_attribute(".side:first-child", "class")
+        board.screenshot(path=str(images / "live-scoreboard-bar-billiards.png"))
+    finally:
+        live.close()

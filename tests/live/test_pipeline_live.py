@@ -1,4 +1,5 @@
-"""cueref.pipeline live: operator inputs given while the run goes on, and gaps in a live source.
+"""cueref.pipeline live: operator inputs given while the run goes on (entering the log once the inferer's
+watermark, the stand-in's ``settled_s``, passes them), undo, gaps in a live source, eager results.
 
 The decisions are compared with the clips' ``expected_decisions`` (for the staged clips used here,
 written by hand from the rulebook: see ``tests/test_sample_videos.py``); the question asked about an
@@ -17,15 +18,16 @@ from tests.pipeline.test_pipeline import truth_frames
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
 from rules.base import Undo
 from tracking.events import Answer, BallCushion, Concession, Nomination, Unobserved
+from tracking.events import Warning as MisconductWarning
 
-SETTLE_S = 0.4
+LATENCY_S = 0.4  # the stand-in inferer gives each event this late; its watermark follows the frames as late
 
 
-def stages(clip, latency_s=SETTLE_S):
+def stages(clip, latency_s=LATENCY_S):
     return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, latency_s), clip.referee())
 
 
-def live_run(clip, given, settle_s=SETTLE_S, gaps=(), latency_s=SETTLE_S):
+def live_run(clip, given, gaps=(), inferer=None):
     """Run the clip's frames; ``given`` maps a frame time to a function of the results so far that returns
     the operator input given just before that frame (as the console would). ``gaps``: (from, to) spans
     of frames the source never delivered, each announced by a SourceGap."""
@@ -44,8 +46,9 @@ def live_run(clip, given, settle_s=SETTLE_S, gaps=(), latency_s=SETTLE_S):
             last = t
             yield Frame(i, t, BLANK)
 
-    config = PipelineConfig(queue_frames=0, input_settle_s=settle_s, eager=True)
-    for r in run(frames(), stages(clip, latency_s), config=config, inputs=inputs):
+    config = PipelineConfig(queue_frames=0, eager=True)
+    s = stages(clip) if inferer is None else Stages(TruthDetector(clip), TruthTracker(clip), inferer, clip.referee())
+    for r in run(frames(), s, config=config, inputs=inputs):
         results.append(r)
     return results
 
@@ -63,7 +66,7 @@ def test_a_live_input_is_stamped_with_its_frame_and_enters_the_log_where_a_calls
     (nomination,) = [e for e in logged(results) if isinstance(e, Nomination)]
     assert 9.2 <= nomination.t_s < 9.2 + 1 / 30 + 1e-9  # the frame it arrived with
     (entered,) = [r for r in results if nomination in r.events]
-    assert nomination.t_s + SETTLE_S <= entered.t_s < nomination.t_s + SETTLE_S + 1 / 30 + 1e-9
+    assert nomination.t_s + LATENCY_S <= entered.t_s < nomination.t_s + LATENCY_S + 1 / 30 + 1e-9
     assert logged(results) == merge_by_time(clip.camera_events, [[nomination]])
     assert compare([s.decision for r in results for s in r.steps], clip.expected) == []
 
@@ -82,7 +85,7 @@ def test_an_answer_given_live_changes_the_pending_call():
     calls = [(r.t_s, s.decision) for r in results for s in r.steps]
     assert [d.pending is not None for _, d in calls] == [True, False, False]
     (asked_s, asked), (answered_s, answered), _ = calls
-    assert asked.shot == answered.shot == 0 and asked_s < 8.6 and 8.6 + SETTLE_S <= answered_s < 8.6 + SETTLE_S + 0.07
+    assert asked.shot == answered.shot == 0 and asked_s < 8.6 and 8.6 + LATENCY_S <= answered_s < 8.6 + LATENCY_S + 0.07
     calls = [d for _, d in calls]
     assert compare(calls[1:], clip.expected) == []
     assert not [p for r in results for p in r.problems]
@@ -90,7 +93,7 @@ def test_an_answer_given_live_changes_the_pending_call():
 
 def test_inputs_given_together_keep_their_order():
     clip = load_clip("ficha/miss")
-    results = live_run(clip, {5.5: lambda _: Concession(t_s=0, player="B")}, settle_s=0.2)
+    results = live_run(clip, {5.5: lambda _: Concession(t_s=0, player="B")})
     (concession,) = [e for e in logged(results) if isinstance(e, Concession)]
     decisions = [s.decision for r in results for s in r.steps]
     assert decisions[-1].t_s == concession.t_s and decisions[-1].frame_over
@@ -131,12 +134,41 @@ def test_a_gap_in_the_source_is_unobserved_and_nothing_inferred_falls_inside_it(
     assert call.shot == 0 and call.pending is not None
 
 
-def test_an_inferer_slower_than_the_settle_time_is_a_contract_error():
-    """An operator input entered the log once the frames were 0.1 s past it, but the inferer (0.4 s late)
-    then gave an event from before it: the log would go back in time."""
+class NoWatermark(TruthInferer):
+    """An inferer that does not say how far it has given its events (no ``settled_s``)."""
+
+    def __getattribute__(self, name):
+        if name == "settled_s":
+            raise AttributeError(name)
+        return super().__getattribute__(name)
+
+
+def test_without_the_inferers_watermark_an_input_waits_for_the_next_camera_event():
+    """ficha/frame: a warning given at 4.6 s, between shots: with no watermark it enters the log just
+    before the next camera event (the strike at 5.27 s, given 0.4 s later): late, never out of order."""
     clip = load_clip("ficha/frame")
-    with pytest.raises(PipelineError, match="input_settle_s"):
-        live_run(clip, {4.2: lambda _: Concession(t_s=0, player="B")}, settle_s=0.1, latency_s=0.4)
+    results = live_run(clip, {4.6: lambda _: MisconductWarning(t_s=0, player="B", rule="5.8")}, inferer=NoWatermark(clip, LATENCY_S))
+    (warning,) = [e for e in logged(results) if isinstance(e, MisconductWarning)]
+    (entered,) = [r for r in results if warning in r.events]
+    assert entered.t_s >= 5.27 + LATENCY_S and logged(results) == merge_by_time(clip.camera_events, [[warning]])
+
+
+def test_an_inferer_that_breaks_its_watermark_is_a_contract_error():
+    """An input entered the log once the watermark passed it; an event from before it given afterwards
+    would put the log out of order."""
+
+    class Lying(TruthInferer):
+        @property
+        def settled_s(self):
+            return self._t + 1.0
+
+        @settled_s.setter
+        def settled_s(self, t):
+            self._t = t
+
+    clip = load_clip("ficha/frame")
+    with pytest.raises(PipelineError, match="settled_s"):
+        live_run(clip, {4.2: lambda _: Concession(t_s=0, player="B")}, inferer=Lying(clip, LATENCY_S))
 
 
 def test_an_eager_run_gives_each_result_before_reading_the_next_frame():

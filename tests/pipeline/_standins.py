@@ -7,7 +7,7 @@
 * :class:`TruthTracker` (tracking): the true ball ids and positions of the frame (``rows()`` for
   ``tracks.csv``); balls on a frame marked invalid keep their last position, state ``unobserved``;
 * :class:`TruthInferer` (event inference): the clip's camera events, each handed out ``latency_s`` after
-  it happened, as a real inferer that waits to be sure would.
+  it happened, as a real inferer that waits to be sure would (``settled_s``: everything before has been given).
 """
 
 from __future__ import annotations
@@ -124,8 +124,10 @@ class TruthInferer:
         self.pending = list(clip.camera_events)
         self.latency_s = latency_s
         self.finished = False
+        self.settled_s = float("-inf")  # every event before this has been given (the live pipeline's watermark)
 
     def step(self, tracks: TruthTracks) -> list[Event]:
+        self.settled_s = tracks.t_s - self.latency_s
         n = next((i for i, e in enumerate(self.pending) if e.t_s > tracks.t_s - self.latency_s), len(self.pending))
         ready, self.pending = self.pending[:n], self.pending[n:]
         return ready

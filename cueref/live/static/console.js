@@ -41,7 +41,7 @@ async function post(path, input) {
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) toast(body.error || `refused (${response.status})`, true);
-  else toast(`${body.queued} given: it enters the log within ${body.enters_log_within_s} s`);
+  else toast(`${body.queued} given: it enters the log once the camera's events reach it`);
   return response.ok;
 }
 
