@@ -30,15 +30,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 GOAL_MEDIAN_S, GOAL_WORST_S = 0.3, 0.5
+MATCH_S = 0.3  # a call is on a truth shot when its shot began this close to the truth's strike
 
 
 class Listener:
-    """A WebSocket client of the console (in its own thread): the monotonic time each shot's first call
-    arrived."""
+    """A WebSocket client of the console (in its own thread): the monotonic time the first call on each
+    shot arrived, by the shot's start time (the call's ``t_s``)."""
 
     def __init__(self, port: int):
         self.port = port
-        self.first_call_s: dict[int, float] = {}
+        self.first_call_s: dict[float, float] = {}
         self.ready = threading.Event()
         self.done = threading.Event()
         self.thread = threading.Thread(target=lambda: asyncio.run(self._listen()), daemon=True)
@@ -63,7 +64,13 @@ class Listener:
                     data = json.loads(msg.data)
                     for call in data.get("calls", ()) if data.get("type") == "state" else ():
                         if call["shot"] is not None:
-                            self.first_call_s.setdefault(call["shot"], now)
+                            self.first_call_s.setdefault(call["t_s"], now)
+
+    def arrival(self, shot_start_s: float) -> float | None:
+        """When the first call on the shot that began at ``shot_start_s`` arrived (matched by its start, so
+        a real inferer that numbers the shots otherwise is measured all the same)."""
+        found = [at for t, at in self.first_call_s.items() if abs(t - shot_start_s) <= MATCH_S]
+        return min(found) if found else None
 
 
 class Lag:
@@ -83,36 +90,35 @@ def measure(name: str, stages_kind: str, inferer_latency_s: float) -> dict:
     from cueref.live.server import LiveServer
     from cueref.live.session import LiveSession
     from cueref.live.source import LiveSource
-    from cueref.pipeline import Stages, load_stages, missing_stages
+    from cueref.pipeline import Stages, load_stages
     from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
 
     cv2.setNumThreads(1)
     clip = load_clip(name)
-    source = LiveSource(str(clip.video), realtime=True)
-    if stages_kind == "real":
-        from calibration.calibrate import calibrate_image
+    with LiveSource(str(clip.video), realtime=True) as source:
+        if stages_kind == "real":
+            from calibration.calibrate import calibrate_image
 
-        missing = missing_stages()
-        if missing:
-            raise SystemExit(f"--stages real: this build has no {' or '.join(missing)} stage yet")
-        cal = calibrate_image(source.first.image, clip.profile)
-        stages = load_stages(clip.profile, cal, clip.referee(), source.first.image)
-    else:
-        stages = Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, inferer_latency_s), clip.referee())
-    lag = Lag(source)
-    session = LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, calls=clip.calls,
-                          consumers=[lag])
-    with source, LiveServer(session, "127.0.0.1", 0) as server:
-        listener = Listener(server.port)
-        session.run()
-        time.sleep(0.3)  # the last state's way to the client
-        listener.done.set()
-        listener.thread.join(5)
-    rests = [e["t_s"] for e in clip.truth.raw["events"] if e["kind"] == "at_rest"]  # the ground truth: the last ball stops
-    delays = {k: listener.first_call_s[k] - (source._anchor_s + t - source.first.t_s)
-              for k, t in enumerate(rests) if k in listener.first_call_s}
-    return {"clip": name, "seed": clip.truth.raw.get("seed"), "shots": len(rests), "called": len(delays),
-            "delays_s": list(delays.values()), "lag_median_s": statistics.median(lag.lags_s), "lag_max_s": max(lag.lags_s),
+            cal = calibrate_image(source.first.image, clip.profile)
+            stages = load_stages(clip.profile, cal, clip.referee(), source.first.image)
+        else:
+            stages = Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, inferer_latency_s), clip.referee())
+        lag = Lag(source)
+        session = LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, calls=clip.calls,
+                              consumers=[lag])
+        with LiveServer(session, "127.0.0.1", 0) as server:
+            listener = Listener(server.port)
+            session.run()
+            time.sleep(0.3)  # the last state's way to the client
+            listener.done.set()
+            listener.thread.join(5)
+    # the ground truth: each shot's strike and the moment its last ball stopped
+    truth = clip.truth.raw["events"]
+    shots = list(zip([e["t_s"] for e in truth if e["kind"] == "shot_start"], [e["t_s"] for e in truth if e["kind"] == "at_rest"]))
+    arrivals = [(listener.arrival(start), rest) for start, rest in shots]
+    delays = [at - (source._anchor_s + rest - source.first.t_s) for at, rest in arrivals if at is not None]
+    return {"clip": name, "seed": clip.truth.raw.get("seed"), "shots": len(shots), "called": len(delays),
+            "delays_s": delays, "lag_median_s": statistics.median(lag.lags_s), "lag_max_s": max(lag.lags_s),
             "dropped": source.dropped, "gaps": source.gaps}
 
 
@@ -123,14 +129,25 @@ def main() -> None:
     ap.add_argument("--inferer-latency", type=float, default=0.0, metavar="SECONDS",
                     help="stand-in stages: how late the inferer gives each event (default 0: the live path alone)")
     args = ap.parse_args()
+    if args.stages == "real":
+        from cueref.pipeline import missing_stages
+
+        if missing := missing_stages():
+            raise SystemExit(f"--stages real: this build has no {' or '.join(missing)} stage yet; use --stages standin")
     names = args.clips.split(",") if args.clips else sorted(
         str(p.relative_to(ROOT / "sample_videos")).removesuffix(".truth.json") for p in (ROOT / "sample_videos").glob("*/*.truth.json"))
     print(f"stages: {args.stages}" + (f", inferer {args.inferer_latency:g} s late" if args.stages == "standin" else ""))
     print("clip                            seed  shots  called  median s  worst s  lag p50 s  lag max s  dropped  gaps")
     delays: list[float] = []
     missed = 0
+    failed = []
     for name in names:
-        m = measure(name, args.stages, args.inferer_latency)
+        try:
+            m = measure(name, args.stages, args.inferer_latency)
+        except Exception as e:  # noqa: BLE001 - a clip a stage cannot take is reported, the others measured
+            failed.append(name)
+            print(f"{name:30s} not measured: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
+            continue
         d = m["delays_s"]
         delays += d
         missed += m["shots"] - m["called"]
@@ -139,8 +156,10 @@ def main() -> None:
               f"{m['lag_median_s']:10.3f} {m['lag_max_s']:10.3f} {m['dropped']:8d} {m['gaps']:5d}", flush=True)
     median, worst = statistics.median(delays), max(delays)
     ok = median <= GOAL_MEDIAN_S and worst <= GOAL_WORST_S and not missed
-    print(f"\n{len(delays)} shots in {len(names)} clips ({missed} with no call): delay from the last ball stopping to "
-          f"the call on the console: median {median:.3f} s, worst {worst:.3f} s "
+    ok = ok and not failed
+    print(f"\n{len(delays)} shots in {len(names) - len(failed)} clips ({missed} with no call"
+          + (f"; {len(failed)} clip(s) not measured: {', '.join(failed)}" if failed else "")
+          + f"): delay from the last ball stopping to the call on the console: median {median:.3f} s, worst {worst:.3f} s "
           f"(goal: median <= {GOAL_MEDIAN_S} s, worst <= {GOAL_WORST_S} s): {'MET' if ok else 'NOT MET'}")
 
 
