@@ -216,3 +216,54 @@ def test_event_clip_matches_the_video(clip):
     times, _ = decoded(clip["source"], clip["clip"])
     assert len(times) == clip["frames"]
     assert (len(times) - 1) / (times[-1] - times[0]) == pytest.approx(clip["fps"], rel=0.01)
+
+
+RELABEL = LABELS["relabel_blind"]
+
+
+def relabel_distances_px() -> np.ndarray:
+    return np.array([math.dist(r["first_xy_px"], r["second_xy_px"]) for r in RELABEL])
+
+
+def test_blind_relabel_agrees_with_the_labels():
+    """12 balls read a second time, blind, by eye only: the reference's own repeatability."""
+    assert len(RELABEL) >= 10 and {r["source"] for r in RELABEL} == set(REPOSITORY)
+    by_id = {frame_id(f): f for f in FRAMES}
+    for r in RELABEL:
+        balls = by_id[f"{r['clip']}@{r['frame']}"]["balls"]
+        nearest = min(math.dist((b["x_px"], b["y_px"]), r["second_xy_px"]) for b in balls)
+        assert nearest <= 3.0, f"{r}: no label within 3 px of the second reading"
+    d = relabel_distances_px()
+    assert np.median(d) <= 1.0 and d.max() <= 3.0, d
+
+
+def summary() -> str:
+    """Totals of both files and the blind re-label disagreement (`python tests/test_realdata_labels.py`)."""
+    lines = []
+    for source in REPOSITORY:
+        frames = [f for f in FRAMES if f["source"] == source]
+        states = Counter(b["state"] for f in frames for b in f["balls"])
+        lines.append(f"{source}: {len(frames)} frames, {sum(len(f['balls']) for f in frames)} balls "
+                     f"({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}), "
+                     f"{sum(len(f['not_balls']) for f in frames)} not-balls")
+    lines.append(f"all: {len(FRAMES)} frames, {sum(len(f['balls']) for f in FRAMES)} balls, "
+                 f"{sum(len(f['not_balls']) for f in FRAMES)} not-balls "
+                 f"({dict(Counter(n['what'].split(' (')[0] if not n['what'].startswith('pocket') else 'pocket' for f in FRAMES for n in f['not_balls']))})")
+    for clip in EVENTS["clips"]:
+        n = Counter()
+        for shot in clip["shots"]:
+            n["shot"] += 1
+            n["first contact"] += shot["first_contact"] is not None
+            for key in ("cushions", "pots", "not_pots", "hand_events"):
+                n[key.replace("_", " ")] += len(shot[key])
+            n["not sure"] += (not shot["sure"]) + sum(not e.get("sure", True) for key in
+                                                       ("cushions", "pots", "not_pots", "hand_events") for e in shot[key])
+        lines.append(f"{clip['clip']}: " + ", ".join(f"{v} {k}" for k, v in n.items() if v))
+    d = relabel_distances_px()
+    lines.append(f"blind re-label of {len(d)} balls: mean {d.mean():.2f} px, median {np.median(d):.2f} px, "
+                 f"RMS {np.sqrt(np.mean(d ** 2)):.2f} px, max {d.max():.2f} px, {int((d <= 2).sum())} within 2 px")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(summary())
