@@ -46,17 +46,13 @@ def score_line(game: str, call: Mapping[str, Any] | None) -> str:
 
 @lru_cache(maxsize=None)
 def _foul_rules(game: str) -> Mapping[str, str]:
-    """Foul value -> rule number, from the game's engine (each names its table differently)."""
+    """Foul value -> rule number, from the game's rule table (``RULES``, a :class:`rules.base.RuleTable`)."""
     from rules import GAMES
 
     if game not in GAMES:
         return {}
-    module = importlib.import_module(GAMES[game][0])
-    for name in ("FOUL_RULES", "RULE_OF", "FOUL_RULE"):
-        table = getattr(module, name, None)
-        if isinstance(table, Mapping):
-            return {str(getattr(k, "value", k)): str(v) for k, v in table.items()}
-    return {}
+    table = importlib.import_module(GAMES[game][0]).RULES
+    return {str(getattr(k, "value", k)): str(v) for k, v in table.fouls.items()}
 
 
 def foul_rule(game: str, foul: str) -> str | None:

@@ -111,7 +111,7 @@ def test_the_review_command_lists_shows_and_corrects(tmp_path, capsys):
     assert "shot   3" in out and "ficha 4.2: legal shot, first contact y2" in out
     assert main(["review", str(video), "--shot", "3", "--set", "fouls=miss", "--reason", "replay", "--store", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "automatic call: ficha 4.2" in out and "corrected call: ficha 5.2: miss" in out and "shots 4 changed" in out
+    assert "automatic call: ficha 4.2" in out and "corrected call: override fouls=miss (replay): ficha 5.2: miss" in out and "shots 4 changed" in out
     assert main(["review", str(m), "--store", str(path)]) == 0
     out = capsys.readouterr().out
     assert "[corrected]" in out and f"PENDING - ficha 5.2: which of A's balls was removed" in out and f"cueref review {m} --shot 4 --answer" in out
