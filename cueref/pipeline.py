@@ -416,7 +416,7 @@ class _Joiner:
                 raise PipelineError(
                     f"event inference gave {e.kind} at {e.t_s:.3f} s after its settled_s had passed {self.settled_t_s:.3f} s "
                     "(a live input entered the log there): an inferer gives every event before its settled_s")
-            gap = self._unseen(e)
+            gap = None if isinstance(e, Unobserved) else self._unseen(e)  # the inferer's own blind spans are kept
             if gap is not None:
                 log.warning("%s at %.3f s falls in a gap of the source (%.2f-%.2f s): left out", e.kind, e.t_s, gap.t_s, gap.until_s)
                 problems.append(f"{e.kind} at {e.t_s:.2f} s: inferred inside the unobserved gap {gap.t_s:.2f}-{gap.until_s:.2f} s, left out")

@@ -143,6 +143,25 @@ class NoWatermark(TruthInferer):
         return super().__getattribute__(name)
 
 
+def test_the_inferers_own_unobserved_span_after_a_gap_is_kept():
+    """A real inferer, seeing the frame after a gap marked invalid, says so with an unobserved span of its
+    own that starts at that frame: it is logged, not taken for an event inferred inside the gap."""
+
+    class Blind(TruthInferer):
+        def step(self, tracks):
+            out = super().step(tracks)
+            if not tracks.observed:
+                out.append(Unobserved(t_s=tracks.t_s, until_s=tracks.t_s, reason="the frames could not be read"))
+            return out
+
+    clip = load_clip("ficha/miss")
+    results = live_run(clip, {}, gaps=[(5.5, 6.0)], inferer=Blind(clip, LATENCY_S))
+    spans = [e for e in logged(results) if isinstance(e, Unobserved)]
+    assert [s.reason for s in spans] == ["the stream stalled", "the frames could not be read"]
+    assert not [p for r in results for p in r.problems]
+    assert [e.kind for e in logged(results)] == ["shot_start", "ball_cushion", "at_rest", "ball_removed", "unobserved", "unobserved"]
+
+
 def test_without_the_inferers_watermark_an_input_waits_for_the_next_camera_event():
     """ficha/frame: a warning given at 4.6 s, between shots: with no watermark it enters the log just
     before the next camera event (the strike at 5.27 s, given 0.4 s later): late, never out of order."""
