@@ -1,21 +1,62 @@
-"""Inputs every video command checks the same way before any long work: a CAL.json must have been made
-for this table and this camera's image size; without one, the table is found in the first frame."""
+"""Inputs every video command checks the same way before any long work: the match (game, table, players,
+rules options, calls files), and a CAL.json made for this table and this camera's image size (without
+one, the table is found in the first frame)."""
 
 from __future__ import annotations
 
+import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from calibration import calfile
 from calibration.calibrate import calibrate_image
 from calibration.camera import Calibration
-from calibration.table import TableProfile
+from calibration.table import TableProfile, resolve_profile
+from cueref.calls import merge_by_time, read_calls
 from cueref.errors import UserError
+from cueref.options import parse_option_args, parse_players
+from rules import GAMES, get_engine
+from rules.base import Referee
+from tracking.events import Event, LogHeader
 
-__all__ = ["load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
+__all__ = ["GameInputs", "game_inputs", "load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
 
 SIZE_TOLERANCE_MM = 1.0  # a table measured again differs by a millimetre or so; a different table by far more
+
+
+@dataclass(frozen=True)
+class GameInputs:
+    """The match a video command referees (``--game``, ``--table``, ``--players``, ``--option``, ``--calls``)."""
+
+    game: str
+    profile_ref: str  # the table as given (--table) or the game's own
+    profile: TableProfile
+    engine: Any
+    players: list[str]
+    options: dict[str, Any]
+    calls: list[Event]
+
+    def referee(self) -> Referee:
+        return Referee(self.engine, self.players, self.options)
+
+    def header(self, source: str) -> LogHeader:
+        """The event log's first line for a run of ``source``."""
+        return LogHeader(game=self.game, profile=self.profile_ref, players=tuple(self.players), options=self.options,
+                         source=source)
+
+
+def game_inputs(args: argparse.Namespace) -> GameInputs:
+    """Read and check the match's arguments: the table, the players, the rules options (the engine builds
+    its first state from them) and the calls files."""
+    ref = args.table or GAMES[args.game][2]
+    profile = resolve_profile(ref)
+    engine = get_engine(args.game, profile)
+    players, options = parse_players(args.players), parse_option_args(args.option)
+    engine.initial_state(players, options)
+    return GameInputs(args.game, ref, profile, engine, players, options, merge_by_time([], read_calls(args.calls)))
 
 
 def load_calibration(path: str | Path, profile: TableProfile, image_size: tuple[int, int]) -> Calibration:

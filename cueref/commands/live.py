@@ -23,21 +23,17 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
-from calibration.table import resolve_profile
-from cueref.calls import merge_by_time, read_calls
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import calibration_for
+from cueref.inputs import calibration_for, game_inputs
 from cueref.live.server import LiveServer, check_host
 from cueref.live.session import Announcer, LiveSession
 from cueref.live.source import LiveSource, SourceConfig, source_kind
-from cueref.options import parse_option_args, parse_players, require_positive
+from cueref.options import require_positive
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import load_stages, missing_stages
 from cueref.report.outputs import MatchOutputs
-from rules import GAMES, get_engine
-from rules.base import Referee
-from tracking.events import LogHeader
+from rules import GAMES
 
 _SOURCE = SourceConfig()  # the defaults
 
@@ -74,12 +70,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # OpenCV's own threads slow small kernels down on a few cores
-    profile = resolve_profile(args.table or GAMES[args.game][2])
-    engine = get_engine(args.game, profile)
-    players = parse_players(args.players)
-    options = parse_option_args(args.option)
-    engine.initial_state(players, options)  # options are checked before the camera opens
-    calls = merge_by_time([], read_calls(args.calls))
+    given = game_inputs(args)  # checked before the camera opens
+    profile, players = given.profile, given.players
     for flag, value in (("--stall", args.stall), ("--max-gap", args.max_gap)):
         require_positive(flag, value, "seconds")
     check_host(args.host, args.allow_remote)
@@ -107,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
                   f"but this build has no {' or '.join(missing)} stage yet, so nothing can be refereed from the camera. "
                   f"To referee a match whose events are logged, run: cueref judge EVENTS.jsonl --game {args.game}.")
             return 2
-        stages = load_stages(profile, cal, Referee(engine, players, options), first.image)
-        header = LogHeader(game=args.game, profile=args.table or GAMES[args.game][2], players=tuple(players),
-                           options=options, source=str(args.camera))
+        stages = load_stages(profile, cal, given.referee(), first.image)
+        header = given.header(str(args.camera))
         bar = tqdm(total=info.frame_count if kind == "file" else None, unit="frame", desc="live", dynamic_ncols=True)
         printer = ShotPrinter(tqdm.write)
         # a file is its match (a re-run updates it); a camera's or a stream's session is a match of its own
@@ -117,9 +108,9 @@ def run(args: argparse.Namespace) -> int:
             f"cueref live {args.camera} {datetime.now(timezone.utc).isoformat()}".encode()).hexdigest()
         with RunFiles(out, header) as files, bar, MatchOutputs.open(
                 out, video=args.camera, game=args.game, profile=profile, profile_ref=header.profile, players=players,
-                options=options, calibration=cal, fps=info.fps, store=args.store, annotate=False, video_sha256=session_id,
+                options=given.options, calibration=cal, fps=info.fps, store=args.store, annotate=False, video_sha256=session_id,
         ) as match:
-            session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=calls,
+            session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=given.calls,
                                   consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])])
             with LiveServer(session, args.host, args.port, allow_remote=args.allow_remote) as server:
                 tqdm.write(f"console: {server.url}\nscoreboard: {server.url.replace('/?', '/scoreboard?') if server.token else server.url + 'scoreboard'}"

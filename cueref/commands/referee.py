@@ -20,19 +20,14 @@ from pathlib import Path
 import cv2
 from tqdm import tqdm
 
-from calibration.table import resolve_profile
-from cueref.calls import merge_by_time, read_calls
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import calibration_for
-from cueref.options import parse_option_args, parse_players
+from cueref.inputs import calibration_for, game_inputs
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.report.outputs import MatchOutputs
 from cueref.pipeline import load_stages, missing_stages, run as run_pipeline
 from cueref.video import DamagedVideoError, VideoReader
-from rules import GAMES, get_engine
-from rules.base import Referee
-from tracking.events import LogHeader
+from rules import GAMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,12 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # OpenCV's own threads slow small kernels down on a few cores
-    profile = resolve_profile(args.table or GAMES[args.game][2])
-    engine = get_engine(args.game, profile)
-    players = parse_players(args.players)
-    options = parse_option_args(args.option)
-    engine.initial_state(players, options)  # options are checked before any video work
-    calls = merge_by_time([], read_calls(args.calls))
+    given = game_inputs(args)  # checked before any video work
+    profile, players, options = given.profile, given.players, given.options
     out = run_folder(args.out, str(args.video), args.overwrite)
     refuse_output_onto_inputs([("the output", out / name) for name in RUN_FILES],
                               [("video", args.video), ("--calibration file", args.calibration),
@@ -84,16 +75,15 @@ def run(args: argparse.Namespace) -> int:
                 f"--game {args.game} (sample logs: sample_videos/*/*.events.jsonl)."
             )
             return 2
-        stages = load_stages(profile, cal, Referee(engine, players, options), first.image)
-        header = LogHeader(game=args.game, profile=args.table or GAMES[args.game][2], players=tuple(players),
-                           options=options, source=str(args.video))
+        stages = load_stages(profile, cal, given.referee(), first.image)
+        header = given.header(str(args.video))
         frames = itertools.chain([first], reader)
         bar = tqdm(total=info.frame_count, unit="frame", desc="referee", dynamic_ncols=True)
         printer = ShotPrinter(tqdm.write)
         with RunFiles(out, header) as files, bar, MatchOutputs.open(
                 out, video=args.video, game=args.game, profile=profile, profile_ref=header.profile, players=players,
                 options=options, calibration=cal, fps=info.fps, store=args.store, annotate=not args.no_video,
-        ) as match, contextlib.closing(run_pipeline(frames, stages, calls)) as results:
+        ) as match, contextlib.closing(run_pipeline(frames, stages, given.calls)) as results:
             try:
                 for result in results:
                     files.add(result)
