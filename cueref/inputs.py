@@ -22,9 +22,27 @@ from rules import GAMES, get_engine
 from rules.base import Referee
 from tracking.events import Event, LogHeader
 
-__all__ = ["GameInputs", "game_inputs", "load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
+__all__ = ["add_game_arguments", "GameInputs", "game_inputs", "load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
 
 SIZE_TOLERANCE_MM = 1.0  # a table measured again differs by a millimetre or so; a different table by far more
+
+
+def add_game_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of a video command that say what is played and where its run goes (read back by
+    :func:`game_inputs`, :func:`calibration_for` and :func:`cueref.outputs.run_folder`)."""
+    p.add_argument("--game", required=True, choices=sorted(GAMES), help="the game being played")
+    p.add_argument("--table", help="table profile: built-in name, .yaml file or LENGTHxWIDTH spec (default: the game's)")
+    p.add_argument("--players", default="A,B", help="comma-separated player names in break order (default A,B)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rules option (repeatable)")
+    p.add_argument("--calls", type=Path, action="append", default=[],
+                   help="operator inputs the camera cannot see (nominations, concessions, answers), JSON Lines in the "
+                        "event-log format; merged in by time (repeatable)")
+    p.add_argument("--calibration", help="a CAL.json from `cueref calibrate` (default: find the table in the first frame)")
+    p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
+                                 "(default: cueref-out/VIDEO-NAME/, or VIDEO-NAME-2/ ... beside an earlier run)")
+    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
+    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
+                                   "cueref-out/matches.sqlite); a re-run of the same video updates its match")
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,13 @@ import argparse
 import hashlib
 import threading
 from datetime import datetime, timezone
-from pathlib import Path
 
 import cv2
 from tqdm import tqdm
 
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import calibration_for, game_inputs
+from cueref.inputs import add_game_arguments, calibration_for, game_inputs
 from cueref.live.server import LiveServer, check_host
 from cueref.live.session import Announcer, LiveSession
 from cueref.live.source import LiveSource, SourceConfig, source_kind
@@ -33,7 +32,6 @@ from cueref.options import require_positive
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import load_stages, missing_stages
 from cueref.report.outputs import MatchOutputs
-from rules import GAMES
 
 _SOURCE = SourceConfig()  # the defaults
 
@@ -41,21 +39,10 @@ _SOURCE = SourceConfig()  # the defaults
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--camera", required=True, metavar="0|URL|FILE",
                    help="a camera index (0, 1 ...), a stream URL (rtsp://, http:// ...) or a video file")
-    p.add_argument("--game", required=True, choices=sorted(GAMES), help="the game being played")
     p.add_argument("--realtime", action="store_true",
                    help="play a file at the speed of its timestamps, as a camera would deliver it (a camera or a "
                         "stream is always live)")
-    p.add_argument("--table", help="table profile: built-in name, .yaml file or LENGTHxWIDTH spec (default: the game's)")
-    p.add_argument("--players", default="A,B", help="comma-separated player names in break order (default A,B)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rules option (repeatable)")
-    p.add_argument("--calls", type=Path, action="append", default=[],
-                   help="operator inputs given before the session, JSON Lines in the event-log format (repeatable)")
-    p.add_argument("--calibration", help="a CAL.json from `cueref calibrate` (default: calibrate from the first frame)")
-    p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
-                                 "(default: cueref-out/NAME/, or NAME-2/ ... beside an earlier run)")
-    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
-    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
-                                   "cueref-out/matches.sqlite)")
+    add_game_arguments(p)
     p.add_argument("--host", default="127.0.0.1",
                    help="address the console listens on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8765, help="the console's port (default 8765; 0: any free one)")

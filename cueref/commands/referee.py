@@ -15,36 +15,22 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-from pathlib import Path
 
 import cv2
 from tqdm import tqdm
 
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import calibration_for, game_inputs
+from cueref.inputs import add_game_arguments, calibration_for, game_inputs
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.report.outputs import MatchOutputs
 from cueref.pipeline import load_stages, missing_stages, run as run_pipeline
 from cueref.video import DamagedVideoError, VideoReader
-from rules import GAMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("video", help="a video file, a camera index (0, 1, ...) or a stream URL (rtsp://...)")
-    p.add_argument("--game", required=True, choices=sorted(GAMES), help="the game being played")
-    p.add_argument("--table", help="table profile: built-in name, .yaml file or LENGTHxWIDTH spec (default: the game's)")
-    p.add_argument("--players", default="A,B", help="comma-separated player names in break order (default A,B)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rules option (repeatable)")
-    p.add_argument("--calls", type=Path, action="append", default=[],
-                   help="operator inputs the camera cannot see (nominations, concessions, answers), JSON Lines in the "
-                        "event-log format; merged in by time (repeatable)")
-    p.add_argument("--calibration", help="a CAL.json from `cueref calibrate` (default: calibrate automatically)")
-    p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
-                                 "(default: cueref-out/VIDEO-NAME/, or VIDEO-NAME-2/ ... beside an earlier run)")
-    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
-    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
-                                   "cueref-out/matches.sqlite); a re-run of the same video updates its match")
+    add_game_arguments(p)
     p.add_argument("--no-video", action="store_true", help="do not write the annotated video (annotated.mp4)")
 
 
