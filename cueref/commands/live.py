@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
             session = LiveSession(source, stages, game=args.game, profile=profile, players=players, calls=given.calls,
                                   consumers=[files, match, printer, _Progress(bar, source), *([announcer] if announcer else [])])
             with LiveServer(session, args.host, args.port, allow_remote=args.allow_remote) as server:
-                tqdm.write(f"console: {server.url}\nscoreboard: {server.url.replace('/?', '/scoreboard?') if server.token else server.url + 'scoreboard'}"
+                tqdm.write(f"console: {server.url}\nscoreboard: {server.url_of('/scoreboard')}"
                            + (f"\ntoken: {server.token} (needed on every request from another machine)" if server.token else "")
                            + ("\nCtrl-C ends the session" if kind != "file" else ""))
                 _run_until_interrupted(session)

@@ -96,9 +96,13 @@ class LiveServer:
     @property
     def url(self) -> str:
         """The console's address, with the token when one is needed."""
+        return self.url_of("/")
+
+    def url_of(self, page: str) -> str:
+        """The address of one of the pages (``/``, ``/scoreboard``), with the token when one is needed."""
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
         host = f"[{host}]" if ":" in host else host
-        return f"http://{host}:{self.port}/" + (f"?token={self.token}" if self.token else "")
+        return f"http://{host}:{self.port}{page}" + (f"?token={self.token}" if self.token else "")
 
     def _allowed_host(self, host: str | None) -> bool:
         if host is None:
@@ -248,7 +252,7 @@ class LiveServer:
                 raise UserError(f"cannot serve the console on {self.host}:{self.port}: {e.strerror or e}; "
                                 "give another --port (0: any free one)") from None
             raise e
-        log.info("console at %s", self.url)
+        log.debug("console at %s", self.url)
         return self
 
     def stop(self) -> None:
