@@ -1,0 +1,171 @@
+"""The cloth background: what the table looks like with nothing on it, kept at low resolution.
+
+A pixel is *foreground* when it is not the cloth, a marking, or a shadow on them. A shadow darkens the
+cloth without changing its hue, so the test splits the difference between the frame ``F`` and the
+background ``B`` into a brightness ratio ``k = F.B / B.B`` and the colour left over, ``|F - k B| /
+|B|``: a pixel is foreground when the colour left over exceeds a tolerance (at least a few times the
+cloth's measured noise), or when it is brighter than the cloth by a margin, or darker than any
+shadow. The frame's overall brightness (a lamp's mains flicker) is measured on the cloth and divided
+out first.
+
+The background follows the room's light: pixels that look like cloth move towards the frame at a
+fixed rate, and nothing else does, so a ball that stands still for minutes is never absorbed.
+Something else that stands still (a patch of cloth uncovered after an arm lay on the table when the
+video started, chalk) is absorbed after ``absorb_after_s``; cloth uncovered beside what is
+certainly cloth is absorbed as soon as it is seen (a periodic check against a median-filtered
+frame, which no ball survives).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import cv2
+
+from vision.config import DetectorConfig
+
+__all__ = ["ClothBackground"]
+
+_DARK = 20.0  # grey levels: below this a background colour's hue and brightness ratio are noise
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel dot product of two (h, w, 3) float32 pictures."""
+    return cv2.transform(cv2.multiply(a, b), np.ones((1, 3), np.float32))
+
+
+class ClothBackground:
+    """The background model of the low-resolution picture inside ``roi`` (bool (h, w))."""
+
+    def __init__(self, config: DetectorConfig, roi: np.ndarray, ball_radius_low: float, cloth: np.ndarray | None = None):
+        self.cfg = config
+        self.roi = roi
+        self.cloth = roi if cloth is None else cloth  # the playing surface alone (bool), for the median estimate
+        self.roi_u8 = roi.astype(np.uint8)
+        self.r_low = float(ball_radius_low)
+        self.bg: np.ndarray | None = None  # (h, w, 3) float32
+        self._bb: np.ndarray | None = None  # (h, w) its squared norm
+        self._light: np.ndarray | None = None  # (h, w) the cloth's brightness, smoothed (made when asked)
+        self._ratio: np.ndarray | None = None  # (h, w) the last frame's brightness against it
+        self.gain = 1.0
+        self.noise = 0.02  # median relative chroma deviation of the cloth (smoothed over frames)
+        self.still = np.zeros(roi.shape, np.uint16)  # frames a foreground, non-ball pixel has not changed
+        self._prev: np.ndarray | None = None
+        ys, xs = np.nonzero(roi)
+        step = max(1, len(ys) // 6000)
+        self._sample = (ys[::step], xs[::step])  # pixels where the gain and the noise are measured
+        k = int(2 * round(3.0 * self.r_low) + 1)  # a median window three balls wide: no ball survives it
+        self._median_k = max(5, min(k, 255))
+
+    @property
+    def ready(self) -> bool:
+        return self.bg is not None
+
+    def median_estimate(self, low: np.ndarray) -> np.ndarray:
+        """The frame with anything ball-sized filtered out (float32). Beyond the playing surface the
+        frame is first replaced by the cloth's median colour, so that a dark cushion does not bleed
+        into the estimate of the cloth beside it."""
+        src = low.copy()
+        if self.cloth.any():
+            src[~self.cloth] = np.median(low[self.cloth], axis=0).astype(np.uint8)
+        return cv2.medianBlur(src, self._median_k).astype(np.float32)
+
+    def start(self, low: np.ndarray, hide: np.ndarray | None = None) -> None:
+        """Begin from ``low`` (uint8), with the pixels of ``hide`` (bool: balls found by the caller
+        against :meth:`median_estimate`) replaced by the cloth around them."""
+        f = low.astype(np.float32)
+        if hide is not None and hide.any():
+            f[hide] = self.median_estimate(low)[hide]
+        self._set(f)
+        self.gain = 1.0
+        self.still[:] = 0
+        self._prev = low.copy()
+
+    def _set(self, bg: np.ndarray) -> None:
+        self.bg = bg
+        self._bb = _dot(bg, bg)
+        self._light = None
+
+    def light(self, yx: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """How brightly the cloth is lit at low-res pixels ``yx`` (rows, cols): the background's
+        brightness averaged over the cloth within a few balls (a pocket, a marking or a cushion
+        beside a ball does not count), in grey levels."""
+        if self._light is None:
+            sigma = 3.0 * self.r_low
+            m = self.cloth.astype(np.float32)
+            num = cv2.GaussianBlur(np.sqrt(self._bb) * m, (0, 0), sigma)
+            den = cv2.GaussianBlur(m, (0, 0), sigma)
+            self._light = num / np.maximum(den, 1e-3)
+        return self._light[yx] * self.gain
+
+    def score(self, low: np.ndarray, against: np.ndarray | None = None, measure: bool = True) -> np.ndarray:
+        """Foreground score (h, w) float32 of the frame ``low``: above 1 is foreground.
+
+        ``against`` replaces the background (e.g. a median estimate); ``measure`` updates the gain
+        and noise estimates from the cloth pixels (only for the model's own background)."""
+        own = against is None
+        b = self.bg if own else against
+        bb = self._bb if own else _dot(b, b)
+        f = low.astype(np.float32)
+        fb = _dot(f, b)
+        ff = _dot(f, f)
+        reg = bb + _DARK**2  # a dark background (a pocket) has no reliable hue or ratio: pull it to "same"
+        k = (fb + _DARK**2) / reg
+        chroma = cv2.sqrt(np.maximum(ff - fb * fb / np.maximum(bb, 1.0), 0.0) / reg)
+        if measure and own:
+            ys, xs = self._sample
+            ks = k[ys, xs]
+            ok = (ks > 0.6) & (ks < 1.4)
+            if ok.sum() > 50:
+                self.gain = float(np.median(ks[ok]))
+            quiet = chroma[ys, xs][ok & (np.abs(ks / max(self.gain, 1e-3) - 1.0) < 0.15)]
+            if len(quiet) > 50:
+                self.noise = 0.9 * self.noise + 0.1 * float(np.median(quiet))
+        if own:
+            k *= 1.0 / max(self.gain, 1e-3)
+            self._ratio = k
+        tol = max(self.cfg.chroma_tolerance, self.cfg.noise_factor * self.noise)
+        s = chroma * (1.0 / tol)
+        np.maximum(s, (k - 1.0) * (1.0 / (self.cfg.brighter_than_cloth - 1.0)), out=s)
+        np.maximum(s, (1.0 - k) * (1.0 / (1.0 - self.cfg.shadow_darkest)), out=s)
+        s[~self.roi] = 0.0
+        return s
+
+    def update(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray, dt_s: float) -> None:
+        """Let the cloth pixels follow the light; absorb what has stood still long enough and is not
+        protected (``protect``: balls, known or remembered, and what hides them)."""
+        # lit cloth only: a shadow (an arm's, a cue's) learnt would leave a bright ghost when it goes
+        cloth = ((score < 0.5) & (self._ratio > 0.85) & (self._ratio < 1.15) & ~protect & self.roi).astype(np.uint8)
+        f = low.astype(np.float32)
+        if self.gain > 0:
+            cv2.accumulateWeighted(f * (1.0 / self.gain), self.bg, self.cfg.cloth_rate, cloth)
+        moved = cv2.transform(cv2.absdiff(low, self._prev), np.ones((1, 3), np.float32)) > 24
+        candidate = (score >= 1.0) & ~protect & self.roi & ~moved
+        self.still = np.where(candidate, np.minimum(self.still + 1, 65000), 0).astype(np.uint16)
+        frames = max(1, int(round(self.cfg.absorb_after_s / max(dt_s, 1e-3))))
+        ripe = self.still >= frames
+        if ripe.any():
+            self.bg[ripe] = f[ripe] / max(self.gain, 1e-3)
+            self.still[ripe] = 0
+        self._set(self.bg)
+        self._prev = low.copy()
+
+    def absorb_uncovered(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray) -> int:
+        """Cloth that the background does not know (uncovered since the start) but that matches the
+        median-filtered frame: take it now. Returns the number of pixels absorbed."""
+        med = self.median_estimate(low)
+        s_med = self.score(low, against=med, measure=False)
+        take = (score >= 1.0) & (s_med < 0.5) & ~protect & self.roi
+        n = int(take.sum())
+        if n:
+            self.bg[take] = low.astype(np.float32)[take] / max(self.gain, 1e-3)
+            self._set(self.bg)
+        return n
+
+    def warp(self, matrix: np.ndarray) -> None:
+        """Follow a camera that moved a little: ``matrix`` (3, 3) maps old low-res pixels to new."""
+        if self.bg is None:
+            return
+        h, w = self.roi.shape
+        self._set(cv2.warpPerspective(self.bg, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE))
+        self.still[:] = 0
+        self._prev = cv2.warpPerspective(self._prev, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -1,0 +1,542 @@
+"""The detector: every ball (and pin) in every frame, named by colour and placed in table millimetres.
+
+Per frame (:meth:`Detector.detect`):
+
+1. the picture is shrunk so that a ball's radius is about ``search_radius_px`` (one ``cv2.resize``);
+   an exact repeat of the previous frame is reported as such, with no new work;
+2. the shrunk picture is compared with the one the current detections were made on: where nothing
+   has changed, the balls found there stand as they were (a ball at rest costs nothing); if nothing
+   changed at all, the frame costs the resize and the comparison;
+3. where something changed, the cloth background gives a foreground score (:mod:`vision.background`)
+   and ball candidates are the peaks of a centre-surround response on it (a ball-sized box mostly
+   foreground, its surround mostly not: a cue or an arm is foreground all round), plus the balls that
+   were there;
+4. each candidate's outline is fitted in two passes (:mod:`vision.balls`); a candidate is a ball when
+   enough of its outline is found, at the predicted radius, round a foreground core;
+5. the outline's centre becomes table millimetres through the calibration, with the outline's small
+   outward offset removed (:mod:`vision.geometry`); a larger than predicted outline means a ball in
+   the air, and how high;
+6. colour classes (:mod:`vision.colour`), pins (:mod:`vision.pins`), occluders (foreground left over
+   once the balls are taken out), balls that were there and are now under an occluder
+   (``OCCLUDED``), balls in a pocket's net (``IN_POCKET``);
+7. the background learns the cloth where nothing is.
+
+Every few seconds the whole table is examined afresh, whatever changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import cv2
+import numpy as np
+
+from calibration.camera import Calibration
+from calibration.table import TableProfile
+from vision.background import ClothBackground
+from vision.balls import BallFits, fit_balls, sample_core
+from vision.colour import FOREIGN, ColourModel, summarise_colours
+from vision.config import DetectorConfig
+from vision.geometry import TableView
+from vision.pins import PinWatcher
+from vision.types import BallDetections, BallState, FrameDetections, PinDetections
+
+__all__ = ["Detector"]
+
+log = logging.getLogger(__name__)
+
+_REFRESH_S = 2.0  # seconds between examinations of the whole table
+_MAINTAIN_S = 0.5  # seconds between checks for uncovered cloth
+_CHANGE_GREY = 30  # grey levels (summed over the channels, shrunk picture) that count as a change, well above noise
+
+
+class Detector:
+    """Finds the balls and pins of ``profile``'s table in frames seen through ``calibration``.
+
+    Call :meth:`detect` on every frame, in order (it keeps the cloth background, the colour classes
+    and the balls it saw); call :meth:`recalibrate` when the camera has moved."""
+
+    def __init__(self, profile: TableProfile, calibration: Calibration, config: DetectorConfig | None = None):
+        self.profile = profile
+        self.cfg = config or DetectorConfig()
+        self.colours = ColourModel(profile, self.cfg)
+        self.classes = self.colours.classes
+        self.radius_scale = 1.0  # found / predicted outline radius, learnt on resting balls
+        self._class_scale = np.ones(len(self.classes))  # the same, per colour class
+        self._class_seen = np.zeros(len(self.classes))  # frames each class's scale was learnt from
+        self._cal = calibration
+        self._view: TableView | None = None
+        self._bg: ClothBackground | None = None
+        self._pins: PinWatcher | None = None
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self._prev: FrameDetections | None = None
+        self._prev_low: np.ndarray | None = None
+        self._ref_low: np.ndarray | None = None  # the picture the standing detections were made on
+        self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
+        self._last_t: float | None = None
+        self._last_full_t = -math.inf
+        self._last_maintain_t = -math.inf
+
+    # ---- set-up ------------------------------------------------------------------------------
+    @property
+    def calibration(self) -> Calibration:
+        return self._cal
+
+    def recalibrate(self, calibration: Calibration) -> None:
+        """The camera moved (``calibration.monitor.CalibrationKeeper`` found the table again): follow
+        it with the background and the balls when the move is small, start afresh when it is not."""
+        old_view, old_bg, prev = self._view, self._bg, self._prev
+        self._cal = calibration
+        if old_view is None or old_bg is None or not old_bg.ready:
+            self._view = None
+            return
+        shift = float(np.abs(np.asarray(calibration.corners_px) - np.asarray(old_view.cal.corners_px)).max())
+        self._setup(calibration)
+        small = shift <= 0.05 * max(calibration.image_size) and calibration.image_size == old_view.cal.image_size
+        if not small:
+            self._reset_state()
+            return
+        s = self._scale
+        corners_mm = np.array(self.profile.corners_mm, dtype=np.float64)
+        old_px = (old_view.cal.to_image_px(corners_mm) + 0.5) / s - 0.5
+        new_px = (calibration.to_image_px(corners_mm) + 0.5) / s - 0.5
+        old_bg.warp(cv2.getPerspectiveTransform(old_px.astype(np.float32), new_px.astype(np.float32)))
+        old_bg.roi, old_bg.roi_u8 = self._bg.roi, self._bg.roi_u8
+        self._bg = old_bg
+        if prev is not None and len(prev.balls):
+            from dataclasses import replace
+
+            sil, _, rad = self._view.outline(prev.balls.xy_mm, prev.balls.height_mm)
+            self._prev = replace(prev, balls=replace(prev.balls, xy_px=sil, radius_px=rad * self.radius_scale))
+        self._ref_low = None  # examine the whole table on the next frame
+
+    def _setup(self, cal: Calibration) -> None:
+        view = TableView(cal, self.profile)
+        w, h = cal.image_size
+        r = self.profile.ball_radius_mm
+        L, W = self.profile.length_mm, self.profile.width_mm
+        probe = np.array([[r, r], [L - r, r], [L - r, W - r], [r, W - r], [L / 2, W / 2]])
+        _, _, rad = view.outline(probe)
+        r_min = float(rad.min())
+        self._scale = max(1, int(r_min // self.cfg.search_radius_px))
+        s = self._scale
+        self._low_size = (max(1, w // s), max(1, h // s))
+        self._r_low = r_min / s
+        k = 2 * int(round(1.1 * self._r_low)) + 1  # peaks closer than ~1.1 radii are one ball
+        self._nms_disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        k = 2 * int(math.ceil(2.5 * self._r_low)) + 1  # a change reaches this far: the ball's shadow and neighbours
+        self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._ties = (np.random.default_rng(0).random((self._low_size[1], self._low_size[0])) * 1e-4).astype(np.float32)
+        self._view = view
+        roi = self._roi(view, self._low_size, s)
+        self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
+        self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
+        log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
+                  *self._low_size, r_min, float(rad.max()))
+
+    def _roi(self, view: TableView, size: tuple[int, int], s: int, cloth_only: bool = False) -> np.ndarray:
+        """Where a ball can be seen: the playing surface and the rails round it (a ball leaving the
+        table flies over them) and the pockets (or, with ``cloth_only``, the playing surface alone,
+        seen at the cloth's height)."""
+        p = self.profile
+        r = p.ball_radius_mm
+        m = 0.0 if cloth_only else max(1.3 * r, p.rail_width_mm)
+        L, W = p.length_mm, p.width_mm
+        n = 24
+        edge = np.concatenate([
+            np.c_[np.linspace(-m, L + m, n), np.full(n, -m)],
+            np.c_[np.full(n, L + m), np.linspace(-m, W + m, n)],
+            np.c_[np.linspace(L + m, -m, n), np.full(n, W + m)],
+            np.c_[np.full(n, -m), np.linspace(W + m, -m, n)],
+        ])
+        polys = [edge]
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        for pocket in () if cloth_only else p.pockets:
+            polys.append(np.asarray(pocket.xy_mm) + (pocket.radius_mm + r) * np.stack([np.cos(a), np.sin(a)], -1))
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        for poly in polys:
+            px = view.project(np.c_[poly, np.full(len(poly), 0.0 if cloth_only else r)])
+            cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        return mask.astype(bool)
+
+    # ---- per frame -------------------------------------------------------------------------------
+    def detect(self, image: np.ndarray, frame: int, t_s: float) -> FrameDetections:
+        """The balls, pins and occluders of one frame (a BGR uint8 picture of the calibrated size)."""
+        self._check_image(image)
+        if self._view is None:
+            self._setup(self._cal)
+        t_s = float(t_s)
+        s, bg, prev = self._scale, self._bg, self._prev
+        low = cv2.resize(image, self._low_size, interpolation=cv2.INTER_LINEAR) if s > 1 else image.copy()
+        if prev is not None and self._prev_low is not None and np.array_equal(low, self._prev_low):
+            return FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders, prev.valid, repeated=True)
+        self._prev_low = low
+        dt = 1.0 / 30.0 if self._last_t is None else max(1e-3, t_s - self._last_t)
+        self._last_t = t_s
+        if not bg.ready:
+            self._start_background(image, low)
+        full = self._ref_low is None or prev is None or not prev.valid or t_s - self._last_full_t >= _REFRESH_S
+        if full:
+            region = bg.roi
+        else:
+            changed = (_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi
+            if not changed.any():
+                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders)
+                return self._prev
+            region = cv2.dilate(changed.astype(np.uint8), self._grow).astype(bool)
+        score = bg.score(low)
+        fg = score >= 1.0
+        share = float(fg[bg.roi].mean()) if bg.roi.any() else 1.0
+        if share > self.cfg.max_foreground:
+            log.debug("frame %d: %.0f %% of the table is foreground: not readable", frame, 100 * share)
+            self._prev = FrameDetections(frame, t_s, BallDetections.empty(frame, t_s, self.classes), valid=False)
+            self._ref_low = None
+            return self._prev
+        if full:
+            self._last_full_t = t_s
+        old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
+        old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
+        # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
+        stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.OCCLUDED) & (old.state != BallState.AIRBORNE)
+        again = ~stays
+        cand = self._candidates(fg, region)
+        cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
+        fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
+                         self.cfg.n_rays, self.cfg.min_edge_contrast)
+        keep = self._accept(fits)
+        strength = fits.visible + fits.contrast / 1000.0
+        kept = np.nonzero(keep)[0]
+        kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
+        carried = old[stays].at(frame, t_s)
+        if len(carried) and len(kept):  # a refitted ball that is one standing already is that one
+            d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
+            kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
+        new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
+        seen = BallDetections.concat([carried, new])
+        left = (fg & ~self._discs(seen, 1.25)).astype(np.uint8)
+        if self._r_low >= 3:
+            left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        streaks, taken = self._blobs(image, left, region, frame, t_s)
+        seen = BallDetections.concat([seen, streaks])
+        occ_mask = self._occluder_mask(left & ~taken)
+        hidden = self._hidden(old[again & old_still], seen, occ_mask, frame, t_s)
+        balls = BallDetections.concat([seen, hidden])
+        new_still = _near(new.xy_px, old.xy_px[old.state != BallState.OCCLUDED], 0.25 * new.radius_px)
+        self._still = np.concatenate([np.ones(len(carried), bool), new_still, np.zeros(len(streaks), bool),
+                                      np.ones(len(hidden), bool)])
+        learn = new_clear & new_still
+        self.colours.learn(new_f[learn], new.class_prob[learn])
+        occluders = self._occluders(occ_mask)
+        pins = self._pins.detect(image, score, low) if self._pins is not None else PinDetections.empty()
+        protect = self._protect(fg, balls)
+        bg.update(low, score, protect, dt)
+        if t_s - self._last_maintain_t >= _MAINTAIN_S:
+            self._last_maintain_t = t_s
+            bg.absorb_uncovered(low, score, protect)
+        # the reference picture moves on where the change is explained (cloth, or a ball found there);
+        # foreground left unexplained (an occluder, a ball not yet placed) is examined again next frame
+        if self._ref_low is None:
+            self._ref_low = low.copy()
+        explained = region & ~(fg & ~self._discs(balls, 1.2))
+        self._ref_low[explained] = low[explained]
+        self._prev = FrameDetections(frame, t_s, balls, pins, occluders)
+        return self._prev
+
+    def _check_image(self, image: np.ndarray) -> None:
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            got = f"{image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
+            raise ValueError(f"the detector needs a BGR uint8 picture (h, w, 3), got a {got}")
+        w, h = self._cal.image_size
+        if image.shape[1] != w or image.shape[0] != h:
+            raise ValueError(f"the picture is {image.shape[1]}x{image.shape[0]} but the calibration was made for {w}x{h}: "
+                             "calibrate this video (cueref calibrate VIDEO --table ... --out CAL.json) and pass that")
+
+    def _radius_px(self, centres: np.ndarray) -> np.ndarray:
+        return self._view.radius_at_px(centres) if len(centres) else np.zeros(0)
+
+    def _low_px(self, xy_px: np.ndarray) -> np.ndarray:
+        """Full-resolution pixels (n, 2) -> integer pixels of the shrunk picture (n, 2), clipped."""
+        q = np.round((np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) + 0.5) / self._scale - 0.5).astype(int)
+        return np.clip(q, 0, np.array(self._low_size) - 1)
+
+    def _in_region(self, xy_px: np.ndarray, region: np.ndarray) -> np.ndarray:
+        q = self._low_px(xy_px)
+        return region[q[:, 1], q[:, 0]] if len(q) else np.zeros(0, bool)
+
+    def _discs(self, balls: BallDetections, grow: float) -> np.ndarray:
+        """The shrunk picture's pixels (bool) within ``grow`` radii of the balls' centres."""
+        m = np.zeros(self._bg.roi.shape, np.uint8)
+        for (x, y), r in zip(self._low_px(balls.xy_px), balls.radius_px):
+            cv2.circle(m, (int(x), int(y)), int(math.ceil(grow * r / self._scale)), 1, -1)
+        return m.astype(bool)
+
+    def _start_background(self, image: np.ndarray, low: np.ndarray) -> None:
+        """The first background: the frame itself, with the balls found against a median-filtered
+        frame (no ball survives the filter) replaced by the cloth around them. Only what fits a
+        ball's outline, or is a ball-sized blob of a ball's colour, is replaced: pockets, markings
+        and cushion edges stay as they are."""
+        bg = self._bg
+        med = bg.median_estimate(low)
+        cloth = med[bg.cloth]
+        self.colours.start(np.median(cloth, axis=0) if len(cloth) else med.reshape(-1, 3).mean(axis=0))
+        s0 = bg.score(low, against=med, measure=False)
+        fg = s0 >= 1.0
+        bg.start(low)  # provisional, for the cloth's light round the blobs below
+        cand = self._candidates(fg, bg.roi)
+        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
+        ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
+        hide = np.zeros(bg.roi.shape, np.uint8)
+        for (x, y), r in zip(self._low_px(fits.centre[ok]), fits.radius_pred[ok]):
+            cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
+        left = (fg & ~hide.astype(bool)).astype(np.uint8)
+        blobs, _ = self._blobs(image, left, bg.roi, 0, 0.0)
+        for (x, y), r in zip(self._low_px(blobs.xy_px), blobs.radius_px):
+            cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
+        bg.start(low, hide.astype(bool) & bg.cloth)  # cushions stay as they are
+
+    def _candidates(self, fg: np.ndarray, region: np.ndarray) -> np.ndarray:
+        """Centres (n, 2), full-res px, of ball-sized foreground with a mostly clear surround, in
+        ``region`` of the shrunk picture."""
+        r = self._r_low
+        f = fg.astype(np.float32)
+        k1 = 2 * int(round(0.7 * r)) + 1
+        k2 = 2 * int(round(1.1 * r)) + 1
+        k3 = 2 * int(round(1.6 * r)) + 1
+        inner = cv2.boxFilter(f, -1, (k1, k1))
+        mid = cv2.boxFilter(f, -1, (k2, k2), normalize=False)
+        outer = cv2.boxFilter(f, -1, (k3, k3), normalize=False)
+        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties  # ties broken: one peak per plateau
+        peak = region & (inner >= self.cfg.min_cover) & (resp >= 0.8 * self.cfg.min_cover) & (resp >= cv2.dilate(resp, self._nms_disc))
+        ys, xs = np.nonzero(peak)
+        return (np.c_[xs, ys].astype(np.float64) + 0.5) * self._scale - 0.5
+
+    def _accept(self, fits: BallFits) -> np.ndarray:
+        cfg = self.cfg
+        ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
+        return ((fits.visible >= cfg.min_visible)
+                & (fits.gap <= 0.5)
+                & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
+                & (fits.rms <= self.cfg.max_edge_rms * fits.radius_pred + 0.4)
+                & (fits.core_score >= 0.6)
+                & (fits.contrast >= cfg.min_edge_contrast))
+
+    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float
+                         ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Detections from the accepted fits ``idx``, with each one's colour features (n, 3) and
+        whether it was seen clearly (whole outline, on the cloth) for the colour classes to learn."""
+        view, cfg = self._view, self.cfg
+        centre, radius, visible = fits.centre[idx], fits.radius[idx], fits.visible[idx]
+        q = self._low_px(centre)
+        f = self.colours.features(summarise_colours(fits.core[idx]), self._bg.light((q[:, 1], q[:, 0])))
+        prob, label, far = self.colours.classify(f)
+        # part of an outline, in a colour that is no class's: a fingertip, a knuckle, a sleeve's edge
+        ok = (far <= FOREIGN) | (visible >= 0.8)
+        idx, centre, radius, visible, f, prob, label = (a[ok] for a in (idx, centre, radius, visible, f, prob, label))
+        # the size a resting ball of this class shows here: the edge found depends a little on the
+        # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
+        k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
+        known = (label != "") & (self._class_seen[k] >= 3)
+        scale = np.where(known, self._class_scale[k], self.radius_scale)
+        lift = view.lift_from_radius(centre, radius / scale)
+        # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
+        noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
+        # (twice that until this class's resting size is known: nothing flies at the start of a clip)
+        airborne = (lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6)
+        lift = np.where(airborne, lift, 0.0)
+        xy_mm = view.balls_to_table(centre, lift)
+        in_pocket = self._in_pocket(xy_mm)
+        # a resting ball's centre is a radius from the cushion: nearer the edge is a cushion's or pocket's edge
+        keep = self._inside(xy_mm, 0.6) | in_pocket | airborne
+        idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k = (
+            a[keep] for a in (idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k))
+        if len(idx) == 0:
+            return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
+        ratio = radius / fits.radius_pred[idx]
+        good = (visible >= 0.7) & ~airborne
+        if good.sum() >= 3:
+            self.radius_scale = float(np.clip(self.radius_scale + 0.05 * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+        for c in np.unique(k[good & (label != "")]):
+            r_c = float(np.median(ratio[good & (label != "") & (k == c)]))
+            rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
+            self._class_scale[c] = float(np.clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
+            self._class_seen[c] += 1
+        clear = (visible >= 0.8) & ~airborne & ~in_pocket
+        if not self.colours.opened and clear.sum() >= max(2, 0.75 * len(self.profile.balls)):
+            self.colours.open_layout(f[clear])
+            prob, label, _ = self.colours.classify(f)
+        state = np.where(airborne, BallState.AIRBORNE, BallState.VISIBLE).astype(np.uint8)
+        state[in_pocket] = BallState.IN_POCKET
+        score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * cfg.min_edge_contrast), 0, 1), 0, 1)
+        return BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm, xy_px=centre,
+                              radius_px=radius, height_mm=lift, label=label, class_prob=prob,
+                              score=score.astype(np.float32), state=state), f, clear
+
+    def _inside(self, xy_mm: np.ndarray, radii: float, mouths: bool = True) -> np.ndarray:
+        """Whether ball centres lie where a ball can rest: on the playing surface or (with
+        ``mouths``) in a pocket's mouth, at least ``radii`` ball radii from every cushion nose (nearer
+        is the edge of a cushion or a pocket taken for a ball), and not over a bed hole (a ball there
+        has dropped)."""
+        p = self.profile
+        r = p.ball_radius_mm
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        ok = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
+        for pocket in p.pockets if mouths else ():
+            ok |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        for c in p.cushions:
+            a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
+            ab = b - a
+            t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+            ok &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
+        for hole in p.holes:
+            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.6 * hole.radius_mm
+        return ok
+
+    def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
+        p = self.profile
+        if not p.pockets or len(xy_mm) == 0:
+            return np.zeros(len(xy_mm), bool)
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        beyond = np.maximum.reduce([-x, x - p.length_mm, -y, y - p.width_mm])
+        centres = np.array([q.xy_mm for q in p.pockets])
+        reach = np.array([q.radius_mm for q in p.pockets]) + p.ball_radius_mm
+        near = (np.linalg.norm(xy_mm[:, None, :] - centres[None], axis=2) <= reach[None]).any(axis=1)
+        return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
+
+    def _blobs(self, image: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int, t_s: float
+               ) -> tuple[BallDetections, np.ndarray]:
+        """Balls whose outline could not be fitted, found as blobs of the foreground ``left`` once the
+        fitted balls are taken out (uint8, shrunk picture); returns them and the mask of their blobs.
+
+        * A ball too fast to keep a round outline: the exposure smears it into a stadium as wide as
+          the ball and longer by the distance travelled while the shutter was open. Its centre is
+          the blob's, where the ball was at mid-exposure (the frame's time); its colour is the ball's
+          mixed with the cloth's, and is unmixed (the ball covers a pixel on the streak's axis for
+          radius / smear of the exposure).
+        * A ball whose edge is too soft to fit (a green ball on green cloth: its dark limb is the
+          cloth's colour): a round blob, smaller than the ball, of a colour some class has.
+
+        Blobs in a colour no class has are left alone (they are occluders, or nothing)."""
+        n, lab, stats, cents = cv2.connectedComponentsWithStats(left, connectivity=8)
+        s = self._scale
+        found = []
+        for i in range(1, n):
+            cx, cy = cents[i]
+            if not region[int(round(cy)), int(round(cx))]:
+                continue
+            r = float(self._view.radius_at_px(((np.array([[cx, cy]]) + 0.5) * s - 0.5))[0]) * self.radius_scale / s
+            area = float(stats[i, cv2.CC_STAT_AREA])
+            if not 0.35 * math.pi * r * r <= area <= math.pi * r * r + 20 * r * r:
+                continue
+            smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
+            x0, y0, w, h = (int(v) for v in stats[i, :4])
+            m = cv2.moments((lab[y0:y0 + h, x0:x0 + w] == i).astype(np.uint8), binaryImage=True)
+            c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+            minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
+            # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
+            # a soft ball's blob is a smaller disc; a streak must be longer than it is wide
+            streak = smear >= 0.3 * r
+            if streak and not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
+                continue
+            if not streak and not (0.25 * r <= minor and major <= 1.3 * minor):
+                continue
+            found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
+        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros(left.shape, bool)
+        if not found:
+            return empty
+        a = np.array(found)
+        comp, centre, radius, smear = a[:, 0].astype(int), a[:, 1:3], a[:, 3], a[:, 4]
+        xy_mm = self._view.balls_to_table(centre)
+        q = self._low_px(centre)
+        cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
+        alpha = (1.0 / smear)[:, None]
+        core = summarise_colours(sample_core(image, centre, radius * 0.5))
+        f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
+        prob, label, far = self.colours.classify(f)
+        keep = self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN)
+        if not keep.any():
+            return empty
+        k = int(keep.sum())
+        balls = BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm[keep], xy_px=centre[keep],
+                               radius_px=radius[keep], height_mm=np.zeros(k), label=label[keep], class_prob=prob[keep],
+                               score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
+        return balls, np.isin(lab, comp[keep])
+
+    def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, frame: int, t_s: float
+                ) -> BallDetections:
+        """Balls of the previous frame that stood still, are not seen now and whose place an occluder
+        covers: ``OCCLUDED``, where they were last seen (a moving ball's place is not known: the
+        tracker predicts it)."""
+        look = old.state != BallState.IN_POCKET
+        if len(seen) and look.any():
+            d = np.linalg.norm(old.xy_px[:, None, :] - seen.xy_px[None, :, :], axis=2)
+            look &= d.min(axis=1) > 0.8 * old.radius_px
+        covered = np.zeros(len(old), bool)
+        h, w = occ_mask.shape
+        for i in np.nonzero(look)[0]:
+            (x, y), rr = self._low_px(old.xy_px[i])[0], max(1, int(round(old.radius_px[i] / self._scale)))
+            win = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
+            covered[i] = win.size > 0 and win.mean() >= 0.3
+        from dataclasses import replace
+
+        sub = old[covered]
+        return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
+                       score=np.minimum(sub.score, 0.5).astype(np.float32))
+
+    def _occluder_mask(self, left: np.ndarray) -> np.ndarray:
+        """The foreground no ball explains (shrunk picture, uint8), specks dropped: occluders."""
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(left.astype(np.uint8), connectivity=8)
+        small = stats[:, cv2.CC_STAT_AREA] < 0.6 * math.pi * self._r_low**2
+        small[0] = True
+        return np.where(small[lab], 0, 1).astype(np.uint8)
+
+    def _occluders(self, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Outlines of the occluders in table mm, at a ball centre's height (a ball whose centre is
+        inside one is hidden)."""
+        if not mask.any():
+            return ()
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out = []
+        for c in contours:
+            c = cv2.approxPolyDP(c, 1.0, True).reshape(-1, 2).astype(np.float64)
+            if len(c) >= 3:
+                out.append(self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm))
+        return tuple(out)
+
+    def _protect(self, fg: np.ndarray, balls: BallDetections) -> np.ndarray:
+        """Pixels the background must not learn from: foreground, and round every ball its shadows."""
+        return fg | self._discs(balls, 2.2)
+
+
+def _channel_sum(img: np.ndarray) -> np.ndarray:
+    """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""
+    return cv2.transform(img, np.ones((1, 3), np.float32))
+
+
+def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndarray:
+    """Indices of points kept by greedy non-maximum suppression (strongest first)."""
+    order = np.argsort(-strength, kind="stable")
+    kept: list[int] = []
+    for i in order:
+        if all(np.hypot(*(pts[i] - pts[j])) >= min(min_dist[i], min_dist[j]) for j in kept):
+            kept.append(int(i))
+    return np.array(kept, dtype=int)
+
+
+def _near(pts: np.ndarray, others: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """For each point (n, 2): is one of ``others`` (m, 2) within ``within`` (n,) of it?"""
+    if len(pts) == 0 or len(others) == 0:
+        return np.zeros(len(pts), bool)
+    return np.linalg.norm(pts[:, None, :] - others[None, :, :], axis=2).min(axis=1) <= within
+
+
+def _join(cand: np.ndarray, more: np.ndarray, min_dist: float) -> np.ndarray:
+    """``cand`` (n, 2) plus the points of ``more`` (m, 2) not within ``min_dist`` of one of them."""
+    if len(more) == 0:
+        return cand
+    if len(cand) == 0:
+        return more.copy()
+    d = np.linalg.norm(more[:, None, :] - cand[None, :, :], axis=2)
+    return np.concatenate([cand, more[d.min(axis=1) > min_dist]])
