@@ -366,6 +366,7 @@ def main() -> int:
     ap.add_argument("--timing-frames", type=int, default=300, help="frames per 1080p clip timed (default 300)")
     ap.add_argument("--only", help="score only clips whose name contains this")
     ap.add_argument("--json", type=Path, help="also write every figure and per-clip result here")
+    ap.add_argument("--render-only", action="store_true", help="only render the corpora into the cache")
     args = ap.parse_args()
     from tqdm import tqdm
 
@@ -378,6 +379,9 @@ def main() -> int:
     jobs = [(s, str(args.cache)) for s in specs]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         paths = list(tqdm(pool.map(render, jobs), total=len(jobs), desc="render", unit="clip"))
+        if args.render_only:
+            print(f"{len(paths)} clips in {args.cache}")
+            return 0
         results = list(tqdm(pool.map(score_clip, [(p, args.auto_frames) for p in paths]), total=len(paths),
                             desc="score", unit="clip"))
     timing = [time_clip(p, args.timing_frames) for p in tqdm([p for p in paths if "1080" in p], desc="time", unit="clip")]

@@ -23,7 +23,7 @@ import cv2
 
 from vision.config import DetectorConfig
 
-__all__ = ["ClothBackground"]
+__all__ = ["ClothBackground", "brightness_and_hue", "change_score"]
 
 _DARK = 20.0  # grey levels: below this a background colour's hue and brightness ratio are noise
 
@@ -31,6 +31,31 @@ _DARK = 20.0  # grey levels: below this a background colour's hue and brightness
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-pixel dot product of two (h, w, 3) float32 pictures."""
     return cv2.transform(cv2.multiply(a, b), np.ones((1, 3), np.float32))
+
+
+def brightness_and_hue(frame: np.ndarray, ref: np.ndarray, ref_sq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How a picture (h, w, 3) differs from a reference (h, w, 3, float32): the brightness ratio
+    ``k = F.B / B.B`` and the colour left over, ``|F - k B| / |B|`` (both (h, w) float32). A dark
+    reference (a pocket) has no reliable hue or ratio: both are pulled towards "the same".
+    ``ref_sq`` is ``B.B`` when already known."""
+    f = frame.astype(np.float32)
+    bb = _dot(ref, ref) if ref_sq is None else ref_sq
+    fb = _dot(f, ref)
+    ff = _dot(f, f)
+    reg = bb + _DARK**2
+    k = (fb + _DARK**2) / reg
+    chroma = cv2.sqrt(np.maximum(ff - fb * fb / np.maximum(bb, 1.0), 0.0) / reg)
+    return k, chroma
+
+
+def change_score(k: np.ndarray, chroma: np.ndarray, tolerance: float, cfg: DetectorConfig) -> np.ndarray:
+    """Foreground score from :func:`brightness_and_hue` (the ratio already divided by the frame's
+    gain): above 1 when the hue strays beyond ``tolerance``, or the pixel is brighter than the cloth
+    by a margin, or darker than any shadow."""
+    s = chroma * (1.0 / tolerance)
+    np.maximum(s, (k - 1.0) * (1.0 / (cfg.brighter_than_cloth - 1.0)), out=s)
+    np.maximum(s, (1.0 - k) * (1.0 / (1.0 - cfg.shadow_darkest)), out=s)
+    return s
 
 
 class ClothBackground:
@@ -97,6 +122,11 @@ class ClothBackground:
             self._light = num / np.maximum(den, 1e-3)
         return self._light[yx] * self.gain
 
+    @property
+    def tolerance(self) -> float:
+        """The colour change (relative to the cloth's brightness) beyond which a pixel is foreground."""
+        return max(self.cfg.chroma_tolerance, self.cfg.noise_factor * self.noise)
+
     def score(self, low: np.ndarray, against: np.ndarray | None = None, measure: bool = True) -> np.ndarray:
         """Foreground score (h, w) float32 of the frame ``low``: above 1 is foreground.
 
@@ -104,13 +134,7 @@ class ClothBackground:
         and noise estimates from the cloth pixels (only for the model's own background)."""
         own = against is None
         b = self.bg if own else against
-        bb = self._bb if own else _dot(b, b)
-        f = low.astype(np.float32)
-        fb = _dot(f, b)
-        ff = _dot(f, f)
-        reg = bb + _DARK**2  # a dark background (a pocket) has no reliable hue or ratio: pull it to "same"
-        k = (fb + _DARK**2) / reg
-        chroma = cv2.sqrt(np.maximum(ff - fb * fb / np.maximum(bb, 1.0), 0.0) / reg)
+        k, chroma = brightness_and_hue(low, b, self._bb if own else None)
         if measure and own:
             ys, xs = self._sample
             ks = k[ys, xs]
@@ -123,10 +147,7 @@ class ClothBackground:
         if own:
             k *= 1.0 / max(self.gain, 1e-3)
             self._ratio = k
-        tol = max(self.cfg.chroma_tolerance, self.cfg.noise_factor * self.noise)
-        s = chroma * (1.0 / tol)
-        np.maximum(s, (k - 1.0) * (1.0 / (self.cfg.brighter_than_cloth - 1.0)), out=s)
-        np.maximum(s, (1.0 - k) * (1.0 / (1.0 - self.cfg.shadow_darkest)), out=s)
+        s = change_score(k, chroma, self.tolerance, self.cfg)
         s[~self.roi] = 0.0
         return s
 

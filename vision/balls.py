@@ -49,6 +49,7 @@ class BallFits:
     gap: np.ndarray  # (n,) the longest stretch of outline not found, as a share of the whole
     contrast: np.ndarray  # (n,) median colour step at the edge, grey levels
     rms: np.ndarray  # (n,) RMS distance of the edges kept from the fitted circle, px
+    stretch: np.ndarray  # (n,) how elongated the outline is: its second angular harmonic, px (motion blur)
     core: np.ndarray  # (n, S, 3) float32 colours sampled in the core
     core_score: np.ndarray  # (n,) median foreground score of the core
 
@@ -110,7 +111,7 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     n = len(centres)
     if n == 0:
         z = np.zeros(0)
-        return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
+        return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
     c1, _ = _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)
     # ---- pass 2 on the full picture --------------------------------------------------------
     w = 0.22 * radius + 0.6 * scale + 1.0
@@ -128,9 +129,13 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     visible = kept.mean(axis=1)
     gap = _longest_gap(kept)
     rms = np.sqrt(np.sum(np.where(kept, res**2, 0.0), axis=1) / np.maximum(kept.sum(axis=1), 1))
+    angle = np.arctan2(rs.unit[:, 1], rs.unit[:, 0])
+    wk = np.where(kept, 1.0, 0.0)
+    harmonic = (wk * res) @ np.exp(2j * angle)  # an ellipse's outline: r(theta) = R + a cos 2(theta - phi)
+    stretch = 2.0 * np.abs(harmonic) / np.maximum(wk.sum(axis=1), 1.0)
     med_contrast = masked_median(contrast, kept)
     # ---- the core: colours for the class, foreground score to tell a ball from a ring ----
     core = sample_core(image, c2, radius)
     cp = c2[:, None, :] + _CORE_UNIT[None, :, :] * radius[:, None, None]
     core_score = np.median(_sample_low(score, cp, scale), axis=1)
-    return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, core, core_score)
+    return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, stretch, core, core_score)

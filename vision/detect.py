@@ -76,6 +76,7 @@ class Detector:
         self._prev_low: np.ndarray | None = None
         self._ref_low: np.ndarray | None = None  # the picture the standing detections were made on
         self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
+        self._new_still = np.zeros(0, bool)
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
@@ -88,13 +89,15 @@ class Detector:
     def recalibrate(self, calibration: Calibration) -> None:
         """The camera moved (``calibration.monitor.CalibrationKeeper`` found the table again): follow
         it with the background and the balls when the move is small, start afresh when it is not."""
-        old_view, old_bg, prev = self._view, self._bg, self._prev
+        old_view, old_bg, prev, old_pins = self._view, self._bg, self._prev, self._pins
         self._cal = calibration
         if old_view is None or old_bg is None or not old_bg.ready:
             self._view = None
             return
         shift = float(np.abs(np.asarray(calibration.corners_px) - np.asarray(old_view.cal.corners_px)).max())
         self._setup(calibration)
+        if old_pins is not None and self._pins is not None:
+            self._pins.inherit(old_pins)
         small = shift <= 0.05 * max(calibration.image_size) and calibration.image_size == old_view.cal.image_size
         if not small:
             self._reset_state()
@@ -133,6 +136,7 @@ class Detector:
         self._view = view
         roi = self._roi(view, self._low_size, s)
         self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
+        self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
         log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
                   *self._low_size, r_min, float(rad.max()))
@@ -215,22 +219,21 @@ class Detector:
             d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
         new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
-        seen = BallDetections.concat([carried, new])
-        left = (fg & ~self._discs(seen, 1.25)).astype(np.uint8)
+        left = (fg & ~self._discs(BallDetections.concat([carried, new]), 1.25)).astype(np.uint8)
         if self._r_low >= 3:
             left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        streaks, taken = self._blobs(image, left, region, frame, t_s)
-        seen = BallDetections.concat([seen, streaks])
+        blobs, blob_f, blob_round, taken = self._blobs(image, left, region, frame, t_s)
         occ_mask = self._occluder_mask(left & ~taken)
+        new = BallDetections.concat([new, blobs])
+        new_f = np.concatenate([new_f, blob_f])
+        clear = np.concatenate([new_clear, blob_round])
+        new = self._learn_colours(new, new_f, clear, old)
+        seen = BallDetections.concat([carried, new])
         hidden = self._hidden(old[again & old_still], seen, occ_mask, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
-        new_still = _near(new.xy_px, old.xy_px[old.state != BallState.OCCLUDED], 0.25 * new.radius_px)
-        self._still = np.concatenate([np.ones(len(carried), bool), new_still, np.zeros(len(streaks), bool),
-                                      np.ones(len(hidden), bool)])
-        learn = new_clear & new_still
-        self.colours.learn(new_f[learn], new.class_prob[learn])
+        self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
         occluders = self._occluders(occ_mask)
-        pins = self._pins.detect(image, score, low) if self._pins is not None else PinDetections.empty()
+        pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         protect = self._protect(fg, balls)
         bg.update(low, score, protect, dt)
         if t_s - self._last_maintain_t >= _MAINTAIN_S:
@@ -244,6 +247,22 @@ class Detector:
         self._ref_low[explained] = low[explained]
         self._prev = FrameDetections(frame, t_s, balls, pins, occluders)
         return self._prev
+
+    def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
+        """The colour classes learn from the balls just found: on the opening layout (most of the set
+        seen clearly at once) by EM, then from each ball seen clearly and at rest (in the same place
+        as a ball of the previous frame). Returns ``new`` with its classes read again after an
+        opening."""
+        from dataclasses import replace
+
+        self._new_still = _near(new.xy_px, old.xy_px[old.state != BallState.OCCLUDED], 0.25 * new.radius_px)
+        if not self.colours.opened and clear.sum() >= max(2, 0.75 * len(self.profile.balls)):
+            self.colours.open_layout(f[clear])
+            prob, label, _ = self.colours.classify(f)
+            new = replace(new, class_prob=prob, label=label)
+        learn = clear & self._new_still
+        self.colours.learn(f[learn], new.class_prob[learn])
+        return new
 
     def _check_image(self, image: np.ndarray) -> None:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -292,7 +311,7 @@ class Detector:
         for (x, y), r in zip(self._low_px(fits.centre[ok]), fits.radius_pred[ok]):
             cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
         left = (fg & ~hide.astype(bool)).astype(np.uint8)
-        blobs, _ = self._blobs(image, left, bg.roi, 0, 0.0)
+        blobs = self._blobs(image, left, bg.roi, 0, 0.0)[0]
         for (x, y), r in zip(self._low_px(blobs.xy_px), blobs.radius_px):
             cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
         bg.start(low, hide.astype(bool) & bg.cloth)  # cushions stay as they are
@@ -314,14 +333,17 @@ class Detector:
         return (np.c_[xs, ys].astype(np.float64) + 0.5) * self._scale - 0.5
 
     def _accept(self, fits: BallFits) -> np.ndarray:
+        """Which fitted outlines are balls: enough of a round outline at the predicted size, round a
+        foreground core. A ball seen all round may have a rougher outline and look a little smaller:
+        motion blur softens its edge along its path."""
         cfg = self.cfg
         ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
-        return ((fits.visible >= cfg.min_visible)
-                & (fits.gap <= 0.5)
-                & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
-                & (fits.rms <= self.cfg.max_edge_rms * fits.radius_pred + 0.4)
-                & (fits.core_score >= 0.6)
-                & (fits.contrast >= cfg.min_edge_contrast))
+        base = (fits.core_score >= 0.6) & (fits.contrast >= cfg.min_edge_contrast)
+        sharp = ((fits.visible >= cfg.min_visible) & (fits.gap <= 0.5) & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
+                 & (fits.rms <= cfg.max_edge_rms * fits.radius_pred + 0.4))
+        blurred = ((fits.visible >= 0.8) & (fits.gap <= 0.25) & (ratio >= 1.0 - 1.5 * cfg.radius_tolerance)
+                   & (ratio <= 1.0 + cfg.radius_tolerance) & (fits.rms <= 2.5 * cfg.max_edge_rms * fits.radius_pred + 0.4))
+        return base & (sharp | blurred)
 
     def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float
                          ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
@@ -343,8 +365,10 @@ class Detector:
         lift = view.lift_from_radius(centre, radius / scale)
         # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
         noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
-        # (twice that until this class's resting size is known: nothing flies at the start of a clip)
-        airborne = (lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6)
+        # (twice that until this class's resting size is known: nothing flies at the start of a clip);
+        # and the outline must be round: motion blur stretches it, and its edges come out wider
+        round_ = fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15
+        airborne = (lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6) & round_
         lift = np.where(airborne, lift, 0.0)
         xy_mm = view.balls_to_table(centre, lift)
         in_pocket = self._in_pocket(xy_mm)
@@ -355,18 +379,16 @@ class Detector:
         if len(idx) == 0:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         ratio = radius / fits.radius_pred[idx]
-        good = (visible >= 0.7) & ~airborne
-        if good.sum() >= 3:
-            self.radius_scale = float(np.clip(self.radius_scale + 0.05 * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+        good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15)
+        if good.any():
+            rate = 0.05 * min(1.0, good.sum() / 3.0)
+            self.radius_scale = float(np.clip(self.radius_scale + rate * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
         for c in np.unique(k[good & (label != "")]):
             r_c = float(np.median(ratio[good & (label != "") & (k == c)]))
             rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
             self._class_scale[c] = float(np.clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
             self._class_seen[c] += 1
         clear = (visible >= 0.8) & ~airborne & ~in_pocket
-        if not self.colours.opened and clear.sum() >= max(2, 0.75 * len(self.profile.balls)):
-            self.colours.open_layout(f[clear])
-            prob, label, _ = self.colours.classify(f)
         state = np.where(airborne, BallState.AIRBORNE, BallState.VISIBLE).astype(np.uint8)
         state[in_pocket] = BallState.IN_POCKET
         score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * cfg.min_edge_contrast), 0, 1), 0, 1)
@@ -406,9 +428,10 @@ class Detector:
         return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
 
     def _blobs(self, image: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int, t_s: float
-               ) -> tuple[BallDetections, np.ndarray]:
+               ) -> tuple[BallDetections, np.ndarray, np.ndarray, np.ndarray]:
         """Balls whose outline could not be fitted, found as blobs of the foreground ``left`` once the
-        fitted balls are taken out (uint8, shrunk picture); returns them and the mask of their blobs.
+        fitted balls are taken out (uint8, shrunk picture); returns them, their colour features, which
+        are round (not streaks) and the mask of their blobs.
 
         * A ball too fast to keep a round outline: the exposure smears it into a stadium as wide as
           the ball and longer by the distance travelled while the shutter was open. Its centre is
@@ -440,10 +463,12 @@ class Detector:
             streak = smear >= 0.3 * r
             if streak and not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
                 continue
-            if not streak and not (0.25 * r <= minor and major <= 1.3 * minor):
+            if not streak and not (0.35 * r <= minor and major <= 1.3 * minor):
                 continue
+            if (self._roi_edge[y0:y0 + h, x0:x0 + w] & (lab[y0:y0 + h, x0:x0 + w] == i)).any():
+                continue  # it comes in from beyond the table: a cue, an arm
             found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
-        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros(left.shape, bool)
+        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool), np.zeros(left.shape, bool)
         if not found:
             return empty
         a = np.array(found)
@@ -462,7 +487,7 @@ class Detector:
         balls = BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm[keep], xy_px=centre[keep],
                                radius_px=radius[keep], height_mm=np.zeros(k), label=label[keep], class_prob=prob[keep],
                                score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
-        return balls, np.isin(lab, comp[keep])
+        return balls, f[keep], smear[keep] <= 1.0, np.isin(lab, comp[keep])
 
     def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, frame: int, t_s: float
                 ) -> BallDetections:

@@ -1,16 +1,27 @@
 """Bar-billiards pins: standing on their spot, standing elsewhere (moved), or down.
 
-Seen from above, a standing pin is a short blob from its base to its head (the head lies outwards of
-the base by the pin's parallax); a fallen pin lies on the cloth, a blob as long as the pin is tall.
-Around each pin's spot the foreground (against the cloth background, at full resolution in a small
-window) is cut into blobs; the blob nearest the spot is the pin. Its length along its main axis,
-measured on the table, tells standing from down; for a standing pin, the point of the blob that is
-nearest the camera's foot (the base: the head is seen further out) tells where it stands.
+The pins stand on their spots when the video starts (a frame of bar billiards begins so), so the
+first frame shows what each standing pin looks like from this camera: a short blob from its base to
+its head, the head further from the camera's foot by the pin's parallax. That picture, small and at
+full resolution, is kept as the pin's template; its footprint is the capsule the calibration
+predicts from the base to the head.
+
+Each frame, the footprint is compared with the template (the same shadow-tolerant test as the
+cloth background, with the frame's brightness divided out):
+
+* the footprint looks as it did: **standing** on the spot;
+* it does not: the pin has fallen, moved, or is hidden. Round the spot the foreground against the
+  cloth background (which does not know the pin: it learnt the pin's spot as the pin) is cut into
+  blobs. A blob as long as the pin is tall, lying on the cloth, is a **fallen** pin (``xy_mm`` its
+  middle); a short blob of a standing pin's size beside the spot is a pin **moved** there (``xy_mm``
+  from its blob, offset as the template's blob is from the spot); nothing: the pin keeps the state it
+  had (a hand over it, or a fallen pin the background has since absorbed).
+
+A new state must hold for a few frames before it is reported: a hit pin wobbles, its head swinging
+a couple of centimetres, and a ball rolling past covers the footprint for a frame or two.
 """
 
 from __future__ import annotations
-
-import math
 
 import cv2
 import numpy as np
@@ -19,9 +30,11 @@ from calibration.table import TableProfile
 from vision.geometry import TableView
 from vision.types import PinDetections, PinState
 
-__all__ = ["PinWatcher"]
+__all__ = ["PinWatcher", "MOVED_MM"]
 
 MOVED_MM = 5.0  # a standing pin whose base is this far from its spot has moved (a push of a few mm is not seen reliably)
+_CONFIRM = {PinState.STANDING: 3, PinState.MOVED: 6, PinState.DOWN: 3}  # frames a new state must hold
+_MATCH = 0.88  # normalised correlation with the standing template above which the pin stands (fallen: ~0.7-0.8)
 
 
 class PinWatcher:
@@ -30,73 +43,115 @@ class PinWatcher:
     def __init__(self, profile: TableProfile, view: TableView, scale: int):
         self.profile, self.view, self.scale = profile, view, scale
         self.ids = tuple(p.id for p in profile.pins)
+        n = len(self.ids)
         cal = view.cal
-        self._win = []
-        for p in profile.pins:
+        w, h = cal.image_size
+        self._spot = np.array([p.xy_mm for p in profile.pins], dtype=np.float64).reshape(n, 2)
+        self._box, self._footprint = [], []
+        for i, p in enumerate(profile.pins):
             reach = p.height_mm + 3 * p.radius_mm + 10.0
             a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-            ring = np.asarray(p.xy_mm) + reach * np.stack([np.cos(a), np.sin(a)], -1)
-            px = cal.to_image_px(ring)
-            x0, y0 = np.floor(px.min(axis=0)).astype(int)
-            x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 1
-            w, h = cal.image_size
-            box = (max(0, x0), max(0, y0), min(w, x1), min(h, y1))
+            ring = cal.to_image_px(np.asarray(p.xy_mm) + reach * np.stack([np.cos(a), np.sin(a)], -1))
+            x0, y0 = np.maximum(np.floor(ring.min(axis=0)).astype(int), 0)
+            x1, y1 = np.minimum(np.ceil(ring.max(axis=0)).astype(int) + 1, (w, h))
+            self._box.append((int(x0), int(y0), int(x1), int(y1)))
             base = cal.to_image_px(np.array([p.xy_mm]))[0]
             head = cal.to_image_px(np.array([p.xy_mm]), h_mm=p.height_mm)[0]
-            standing_len = float(np.linalg.norm(cal.to_table_mm(head[None]) - cal.to_table_mm(base[None]))) + 2 * p.radius_mm
-            self._win.append((box, standing_len))
+            r_px = p.radius_mm * view.radius_at_px(base[None])[0] / view.r_mm
+            mask = np.zeros((max(1, y1 - y0), max(1, x1 - x0)), np.uint8)
+            cv2.line(mask, tuple(np.round(base - (x0, y0)).astype(int)), tuple(np.round(head - (x0, y0)).astype(int)), 1,
+                     max(1, int(round(1.4 * r_px))))
+            self._footprint.append(mask.astype(bool))
+        self._template: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # grey patch, its corner from the anchor
+        self._anchor = np.array([cal.to_image_px(np.array([p.xy_mm]), h_mm=p.height_mm / 2)[0] for p in profile.pins]).reshape(n, 2)
+        self._started = False
+        self._blob_offset = np.zeros((n, 2))
+        self._state = np.full(n, PinState.STANDING, np.uint8)
+        self._xy = self._spot.copy()
+        self._score = np.full(n, 0.5, np.float32)
+        self._pending = np.full(n, PinState.STANDING, np.uint8)
+        self._pending_count = np.zeros(n, int)
 
-    def detect(self, image: np.ndarray, score: np.ndarray, low: np.ndarray) -> PinDetections:
-        """Pin states from the frame (full resolution) and its foreground score (low resolution)."""
-        n = len(self.ids)
-        xy = np.full((n, 2), np.nan)
-        state = np.full(n, PinState.DOWN, np.uint8)
-        conf = np.zeros(n, np.float32)
-        cal = self.view.cal
-        s = self.scale
+    def start(self, image: np.ndarray) -> None:
+        """Keep what each standing pin without a template looks like in this frame (a pin not
+        standing gets none: it can only be found fallen until one is kept)."""
+        for i, (x0, y0, x1, y1) in enumerate(self._box):
+            ys, xs = np.nonzero(self._footprint[i])
+            if self._template[i] is not None or self._state[i] != PinState.STANDING or len(ys) == 0:
+                continue
+            m = 4
+            ty0, tx0 = max(0, ys.min() - m), max(0, xs.min() - m)
+            grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+            self._template[i] = (grey[ty0:ys.max() + m + 1, tx0:xs.max() + m + 1].copy(),
+                                 np.array([x0 + tx0, y0 + ty0], dtype=np.float64) - self._anchor[i])
+        self._started = True
+
+    def inherit(self, old: "PinWatcher") -> None:
+        """Carry the pins' states and looks over from the watcher of the camera's previous view (a
+        small move: the pins look the same, only elsewhere in the picture)."""
+        self._state, self._xy, self._score = old._state.copy(), old._xy.copy(), old._score.copy()
+        self._template = list(old._template)
+
+    def detect(self, image: np.ndarray, score: np.ndarray, balls_px: np.ndarray, balls_r: np.ndarray) -> PinDetections:
+        """Pin states from the frame (full resolution), its foreground score against the cloth
+        background (shrunk picture) and the balls found (centres (n, 2), radii (n,), px: a ball
+        against a pin hides part of it)."""
+        if not self._started:
+            self.start(image)
         for i, pin in enumerate(self.profile.pins):
-            (x0, y0, x1, y1), standing_len = self._win[i]
-            if x1 - x0 < 4 or y1 - y0 < 4:
+            x0, y0, x1, y1 = self._box[i]
+            if self._template[i] is None:
+                self._observe(i, PinState.DOWN, self._fallen_at(i, pin, score), 0.5)
                 continue
-            lx0, ly0 = x0 // s, y0 // s
-            lx1, ly1 = min(score.shape[1], -(-x1 // s)), min(score.shape[0], -(-y1 // s))
-            sub = score[ly0:ly1, lx0:lx1]
-            if sub.size == 0:
+            fp = self._footprint[i].astype(np.uint8)
+            for (bx, by), br in zip(balls_px, balls_r):
+                if x0 - br <= bx <= x1 + br and y0 - br <= by <= y1 + br:
+                    cv2.circle(fp, (int(round(bx - x0)), int(round(by - y0))), int(round(br * 1.1)), 0, -1)
+            if fp.sum() < 0.6 * self._footprint[i].sum():
+                continue  # too much of it is behind a ball to tell
+            tmpl, offset = self._template[i]
+            grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+            if grey.shape[0] < tmpl.shape[0] or grey.shape[1] < tmpl.shape[1]:
                 continue
-            # the low-res score, read back at full resolution over the window
-            fg = cv2.resize(sub, ((lx1 - lx0) * s, (ly1 - ly0) * s), interpolation=cv2.INTER_LINEAR)
-            fg = fg[y0 - ly0 * s: y1 - ly0 * s, x0 - lx0 * s: x1 - lx0 * s] >= 1.0
-            m, lab, stats, cents = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
-            if m <= 1:
-                conf[i] = 0.6  # nothing there: the pin is down and gone from view, or off its spot
-                continue
-            spot = cal.to_image_px(np.array([pin.xy_mm]), h_mm=pin.height_mm / 2)[0] - (x0, y0)
-            d = np.linalg.norm(cents[1:] - spot, axis=1)
-            k = 1 + int(np.argmin(d))
-            ys, xs = np.nonzero(lab == k)
-            pts_mm = cal.to_table_mm(np.c_[xs + x0, ys + y0].astype(np.float64), pin.radius_mm)
-            centre = pts_mm.mean(axis=0)
-            if len(pts_mm) >= 3:
-                _, vecs = np.linalg.eigh(np.cov((pts_mm - centre).T))
-                along = (pts_mm - centre) @ vecs[:, -1]
-                length = float(along.max() - along.min())
+            _, best, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(grey, tmpl, cv2.TM_CCOEFF_NORMED))
+            if best >= _MATCH:
+                expected = self._anchor[i] + offset  # the template's corner when the pin stands on its spot
+                shift_px = np.array([x0 + bx, y0 + by], dtype=np.float64) - expected
+                centre_px = expected + (tmpl.shape[1] / 2, tmpl.shape[0] / 2)
+                mm_per_px = self.view.r_mm / float(self.view.radius_at_px(centre_px[None])[0])
+                moved_mm = float(np.linalg.norm(shift_px)) * mm_per_px
+                xy = self.view.cal.to_table_mm((centre_px + shift_px)[None], pin.height_mm / 2)[0] - (
+                    self.view.cal.to_table_mm(centre_px[None], pin.height_mm / 2)[0] - self._spot[i])
+                state = PinState.MOVED if moved_mm > MOVED_MM else PinState.STANDING
+                self._observe(i, state, xy if state == PinState.MOVED else self._spot[i], float(best))
             else:
-                length = 0.0
-            down_len = pin.height_mm + 1.6 * pin.radius_mm
-            cut = 0.5 * (standing_len + down_len)
-            if length >= cut:
-                state[i] = PinState.DOWN
-                xy[i] = centre
-                conf[i] = float(min(1.0, (length - cut) / max(down_len - cut, 1.0) * 0.5 + 0.5))
-                continue
-            # standing: the base is the blob's end nearest the camera's foot
-            foot = np.asarray(cal.camera_xyh_mm[:2])
-            towards = foot - centre
-            towards /= max(float(np.linalg.norm(towards)), 1e-9)
-            proj = (pts_mm - centre) @ towards
-            base = centre + towards * (float(np.percentile(proj, 95)) - pin.radius_mm)
-            xy[i] = base
-            moved = float(np.linalg.norm(base - np.asarray(pin.xy_mm))) > MOVED_MM
-            state[i] = PinState.MOVED if moved else PinState.STANDING
-            conf[i] = float(min(1.0, 0.5 + (cut - length) / max(cut, 1.0)))
-        return PinDetections(self.ids, xy, state, conf)
+                self._observe(i, PinState.DOWN, self._fallen_at(i, pin, score), float(1.0 - best))
+        return PinDetections(self.ids, self._xy.copy(), self._state.copy(), self._score.copy())
+
+    def _fallen_at(self, i: int, pin, score: np.ndarray) -> np.ndarray:
+        """Where a fallen pin lies: the middle of the foreground blob nearest its spot (on the
+        cloth, a pin's radius up), or its spot when nothing is seen."""
+        cal, s = self.view.cal, self.scale
+        x0, y0, x1, y1 = (v // s for v in self._box[i])
+        fg = (score[y0:y1 + 1, x0:x1 + 1] >= 1.0).astype(np.uint8)
+        m, lab, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        if m <= 1:
+            return self._spot[i].copy()
+        spot_px = (cal.to_image_px(self._spot[i][None])[0] + 0.5) / s - 0.5 - (x0, y0)
+        best = 1 + int(np.argmin(np.linalg.norm(cents[1:] - spot_px, axis=1)))
+        return cal.to_table_mm(((cents[best] + (x0, y0) + 0.5) * s - 0.5)[None], pin.radius_mm)[0]
+
+    def _observe(self, i: int, state: PinState, xy: np.ndarray, confidence: float) -> None:
+        """One frame's reading of pin ``i``; a new state is taken once it has held for its
+        confirmation frames."""
+        if state == self._state[i]:
+            self._pending_count[i] = 0
+            self._xy[i] = xy
+            self._score[i] = confidence
+            return
+        if state != self._pending[i]:
+            self._pending[i], self._pending_count[i] = state, 0
+        self._pending_count[i] += 1
+        if self._pending_count[i] >= _CONFIRM[PinState(state)]:
+            self._state[i], self._xy[i], self._score[i] = state, xy, confidence
+            self._pending_count[i] = 0
