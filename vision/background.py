@@ -78,28 +78,27 @@ class ClothBackground:
         ys, xs = np.nonzero(roi)
         step = max(1, len(ys) // 6000)
         self._sample = (ys[::step], xs[::step])  # pixels where the gain and the noise are measured
-        k = int(2 * round(3.0 * self.r_low) + 1)  # a median window three balls wide: no ball survives it
-        self._median_k = max(5, min(k, 255))
 
     @property
     def ready(self) -> bool:
         return self.bg is not None
 
-    def median_estimate(self, low: np.ndarray) -> np.ndarray:
-        """The frame with anything ball-sized filtered out (float32). Beyond the playing surface the
-        frame is first replaced by the cloth's median colour, so that a dark cushion does not bleed
-        into the estimate of the cloth beside it."""
+    def median_estimate(self, low: np.ndarray, balls_wide: float = 3.0) -> np.ndarray:
+        """The frame with anything smaller than ``balls_wide`` ball diameters filtered out (float32).
+        Beyond the playing surface the frame is first replaced by the cloth's median colour, so that
+        a dark cushion does not bleed into the estimate of the cloth beside it."""
         src = low.copy()
         if self.cloth.any():
             src[~self.cloth] = np.median(low[self.cloth], axis=0).astype(np.uint8)
-        return cv2.medianBlur(src, self._median_k).astype(np.float32)
+        k = int(2 * round(balls_wide * self.r_low) + 1)
+        return cv2.medianBlur(src, max(5, min(k, 255))).astype(np.float32)
 
-    def start(self, low: np.ndarray, hide: np.ndarray | None = None) -> None:
-        """Begin from ``low`` (uint8), with the pixels of ``hide`` (bool: balls found by the caller
-        against :meth:`median_estimate`) replaced by the cloth around them."""
+    def start(self, low: np.ndarray, hide: np.ndarray | None = None, cloth: np.ndarray | None = None) -> None:
+        """Begin from ``low`` (uint8), with the pixels of ``hide`` (bool: balls found by the caller)
+        replaced by ``cloth`` (float32, the frame with the balls filtered out)."""
         f = low.astype(np.float32)
         if hide is not None and hide.any():
-            f[hide] = self.median_estimate(low)[hide]
+            f[hide] = (self.median_estimate(low) if cloth is None else cloth)[hide]
         self._set(f)
         self.gain = 1.0
         self.still[:] = 0
@@ -153,7 +152,7 @@ class ClothBackground:
 
     def update(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray, dt_s: float) -> None:
         """Let the cloth pixels follow the light; absorb what has stood still long enough and is not
-        protected (``protect``: balls, known or remembered, and what hides them)."""
+        protected (``protect``: round the balls, known or remembered, and their shadows)."""
         # lit cloth only: a shadow (an arm's, a cue's) learnt would leave a bright ghost when it goes
         cloth = ((score < 0.5) & (self._ratio > 0.85) & (self._ratio < 1.15) & ~protect & self.roi).astype(np.uint8)
         f = low.astype(np.float32)

@@ -106,20 +106,24 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
 
 
 def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray,
-              n_rays: int, min_contrast: float) -> BallFits:
-    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``."""
+              n_rays: int, min_contrast: float, packed: bool = False) -> BallFits:
+    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``.
+
+    ``packed``: the candidates sit in a cluster of touching balls (a rack), found by their circles'
+    edges: the coarse pass is skipped (there is no cloth round them to find an edge against) and an
+    edge counts whatever lies beyond it (the next ball)."""
     n = len(centres)
     if n == 0:
         z = np.zeros(0)
         return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
-    c1, _ = _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)
+    c1 = np.asarray(centres, dtype=np.float64) if packed else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)[0]
     # ---- pass 2 on the full picture --------------------------------------------------------
     w = 0.22 * radius + 0.6 * scale + 1.0
     m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
     rs = sample_rays(image, c1, radius - w, radius + w, n_rays, m)
     pts, _, contrast = find_edges(rs, radius)
     beyond = c1[:, None, :] + rs.unit[None, :, :] * (radius + w + 0.5 * scale)[:, None, None]
-    cloth_beyond = _sample_low(score, beyond, scale) < 1.0
+    cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
     w0 = ((contrast >= min_contrast) & cloth_beyond).astype(np.float64)
     w0 *= np.clip(contrast / (2 * min_contrast), 0.25, 1.0)
     c2, _, res, wf = fit_circles(pts, w0, c1, radius)

@@ -40,7 +40,8 @@ def _spread(light_sd: float, hue_sd: float) -> np.ndarray:
 
 _PRIOR_COV = _spread(0.25, 0.08)  # the profile's colours: brightness a guess, hue known better (the cloth's white balance)
 _MIN_COV = _spread(0.12, 0.03)  # added to a learnt class: the light on a ball varies over the table more than a few balls show
-_PRIOR_COUNT = 2.0  # the prior weighs as much as this many balls
+_PRIOR_COUNT = 2.0  # the prior's spread weighs as much as this many balls
+_PRIOR_MEAN_COUNT = 0.25  # its colour, less: a ball seen is better evidence of a class's colour than the profile
 _FAR = 30.0  # squared Mahalanobis distance (3 dof) beyond which a colour belongs to no class: label uncertain
 FOREIGN = 60.0  # beyond this, part of an outline is not taken for a ball at all (skin, a sleeve)
 
@@ -113,7 +114,7 @@ class ColourModel:
     def _update_classes(self) -> None:
         n0 = _PRIOR_COUNT
         tot = n0 + self.n
-        self.mean = (n0 * self.prior_mean + self.sum) / tot[:, None]
+        self.mean = (_PRIOR_MEAN_COUNT * self.prior_mean + self.sum) / (_PRIOR_MEAN_COUNT + self.n)[:, None]
         # scatter about the class mean, from the running sums, plus the prior's spread as pseudo-balls
         scatter = self.sum2 - self.sum[:, :, None] * self.sum[:, None, :] / np.maximum(self.n, 1e-9)[:, None, None]
         scatter = np.where(self.n[:, None, None] > 0, scatter, 0.0)
@@ -145,18 +146,23 @@ class ColourModel:
         labels = np.array([self.classes[k] if ok else "" for k, ok in zip(best, sure)], dtype=object)
         return p.astype(np.float32), labels, m2.min(axis=1)
 
-    def open_layout(self, f: np.ndarray, iterations: int = 6) -> None:
-        """The opening layout: balls seen clearly, ``f`` (N, 3), most of the set. EM from the prior
-        classes with the profile's counts as priors; each ball then joins its most likely class."""
-        if len(f) == 0:
+    def open_layout(self, f: np.ndarray) -> None:
+        """The opening layout: balls seen clearly, ``f`` (N, 3), most of the set. Each is given a
+        class by an assignment that respects the profile's counts (a ficha set has one white ball,
+        so at most about one ball in nine is white), at the least total cost under the prior classes
+        (``scipy.optimize.linear_sum_assignment``), and the classes learn from their balls. The
+        counts, not the profile's colours, decide when a camera shows colours far from them (pale
+        yellows under glare are nearer the profile's white than its yellow)."""
+        from scipy.optimize import linear_sum_assignment
+
+        n = len(f)
+        if n == 0:
             return
-        for _ in range(iterations):
-            p, _ = self.posterior(f)
-            w = p.sum(axis=0)
-            mean = (p.T @ f + _PRIOR_COUNT * self.prior_mean) / (w + _PRIOR_COUNT)[:, None]
-            self.mean = mean
-        best = np.argmax(self.posterior(f)[0], axis=1)
-        self._add(f, best)
+        ll, _ = self._log_likelihood(f)
+        slots = np.maximum(1, np.round(self.counts * n / self.counts.sum())).astype(int)
+        cls = np.repeat(np.arange(len(self.classes)), slots)
+        rows, cols = linear_sum_assignment(-ll[:, cls])
+        self._add(f[rows], cls[cols])  # balls beyond the profile's counts teach nothing yet
         self.opened = True
 
     def learn(self, f: np.ndarray, prob: np.ndarray) -> None:

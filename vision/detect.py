@@ -65,6 +65,7 @@ class Detector:
         self.radius_scale = 1.0  # found / predicted outline radius, learnt on resting balls
         self._class_scale = np.ones(len(self.classes))  # the same, per colour class
         self._class_seen = np.zeros(len(self.classes))  # frames each class's scale was learnt from
+        self._scale_seen = 0  # frames the overall scale was learnt from
         self._cal = calibration
         self._view: TableView | None = None
         self._bg: ClothBackground | None = None
@@ -189,6 +190,7 @@ class Detector:
             changed = (_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi
             if not changed.any():
                 self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders)
+                self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
                 return self._prev
             region = cv2.dilate(changed.astype(np.uint8), self._grow).astype(bool)
         score = bg.score(low)
@@ -222,11 +224,15 @@ class Detector:
         left = (fg & ~self._discs(BallDetections.concat([carried, new]), 1.25)).astype(np.uint8)
         if self._r_low >= 3:
             left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        packed, packed_f, packed_clear = self._clusters(image, score, left, region, frame, t_s,
+                                                        np.concatenate([carried.xy_px, new.xy_px]))
+        if len(packed):
+            left = (left.astype(bool) & ~self._discs(packed, 1.25)).astype(np.uint8)
         blobs, blob_f, blob_round, taken = self._blobs(image, left, region, frame, t_s)
         occ_mask = self._occluder_mask(left & ~taken)
-        new = BallDetections.concat([new, blobs])
-        new_f = np.concatenate([new_f, blob_f])
-        clear = np.concatenate([new_clear, blob_round])
+        new = BallDetections.concat([new, packed, blobs])
+        new_f = np.concatenate([new_f, packed_f, blob_f])
+        clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
         seen = BallDetections.concat([carried, new])
         hidden = self._hidden(old[again & old_still], seen, occ_mask, frame, t_s)
@@ -234,7 +240,7 @@ class Detector:
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
         occluders = self._occluders(occ_mask)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
-        protect = self._protect(fg, balls)
+        protect = self._discs(balls, 2.2)  # the balls and their shadows: never learnt as cloth
         bg.update(low, score, protect, dt)
         if t_s - self._last_maintain_t >= _MAINTAIN_S:
             self._last_maintain_t = t_s
@@ -287,34 +293,39 @@ class Detector:
 
     def _discs(self, balls: BallDetections, grow: float) -> np.ndarray:
         """The shrunk picture's pixels (bool) within ``grow`` radii of the balls' centres."""
+        return self._disc_mask(balls.xy_px, balls.radius_px, grow)
+
+    def _disc_mask(self, centres_px: np.ndarray, radii_px: np.ndarray, grow: float) -> np.ndarray:
         m = np.zeros(self._bg.roi.shape, np.uint8)
-        for (x, y), r in zip(self._low_px(balls.xy_px), balls.radius_px):
+        for (x, y), r in zip(self._low_px(centres_px), radii_px):
             cv2.circle(m, (int(x), int(y)), int(math.ceil(grow * r / self._scale)), 1, -1)
         return m.astype(bool)
 
     def _start_background(self, image: np.ndarray, low: np.ndarray) -> None:
         """The first background: the frame itself, with the balls found against a median-filtered
-        frame (no ball survives the filter) replaced by the cloth around them. Only what fits a
-        ball's outline, or is a ball-sized blob of a ball's colour, is replaced: pockets, markings
-        and cushion edges stay as they are."""
+        frame (the filter is wide enough that no ball, nor a rack of them, survives it) replaced by
+        the cloth around them. Only what fits a ball's outline, packed or alone, or is a ball-sized
+        blob of a ball's colour, is replaced: pockets, markings and cushion edges stay as they are."""
         bg = self._bg
-        med = bg.median_estimate(low)
+        med = bg.median_estimate(low, balls_wide=10.0)
         cloth = med[bg.cloth]
         self.colours.start(np.median(cloth, axis=0) if len(cloth) else med.reshape(-1, 3).mean(axis=0))
         s0 = bg.score(low, against=med, measure=False)
         fg = s0 >= 1.0
-        bg.start(low)  # provisional, for the cloth's light round the blobs below
+        bg.start(low)  # provisional, for the cloth's light round the balls below
         cand = self._candidates(fg, bg.roi)
         fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
         ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
-        hide = np.zeros(bg.roi.shape, np.uint8)
-        for (x, y), r in zip(self._low_px(fits.centre[ok]), fits.radius_pred[ok]):
-            cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
-        left = (fg & ~hide.astype(bool)).astype(np.uint8)
+        found = [(fits.centre[ok], fits.radius_pred[ok])]
+        left = (fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8)
+        packed = self._clusters(image, s0, left, bg.roi, 0, 0.0, fits.centre[ok])[0]
+        left &= ~self._disc_mask(packed.xy_px, packed.radius_px, 1.25)
         blobs = self._blobs(image, left, bg.roi, 0, 0.0)[0]
-        for (x, y), r in zip(self._low_px(blobs.xy_px), blobs.radius_px):
-            cv2.circle(hide, (int(x), int(y)), int(math.ceil(2.2 * r / self._scale)), 1, -1)
-        bg.start(low, hide.astype(bool) & bg.cloth)  # cushions stay as they are
+        found += [(packed.xy_px, packed.radius_px), (blobs.xy_px, blobs.radius_px)]
+        hide = np.zeros(bg.roi.shape, bool)
+        for centres, radii in found:
+            hide |= self._disc_mask(centres, radii, 2.2)
+        bg.start(low, hide & bg.cloth, med)  # cushions stay as they are
 
     def _candidates(self, fg: np.ndarray, region: np.ndarray) -> np.ndarray:
         """Centres (n, 2), full-res px, of ball-sized foreground with a mostly clear surround, in
@@ -345,10 +356,12 @@ class Detector:
                    & (ratio <= 1.0 + cfg.radius_tolerance) & (fits.rms <= 2.5 * cfg.max_edge_rms * fits.radius_pred + 0.4))
         return base & (sharp | blurred)
 
-    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float
+    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float, packed: bool = False
                          ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
         """Detections from the accepted fits ``idx``, with each one's colour features (n, 3) and
-        whether it was seen clearly (whole outline, on the cloth) for the colour classes to learn."""
+        whether it was seen clearly (whole outline, on the cloth) for the colour classes to learn.
+        ``packed`` balls (in a cluster: their outlines meet their neighbours') are never airborne and
+        teach nothing about a ball's size."""
         view, cfg = self._view, self.cfg
         centre, radius, visible = fits.centre[idx], fits.radius[idx], fits.visible[idx]
         q = self._low_px(centre)
@@ -360,15 +373,17 @@ class Detector:
         # the size a resting ball of this class shows here: the edge found depends a little on the
         # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
         k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
-        known = (label != "") & (self._class_seen[k] >= 3)
-        scale = np.where(known, self._class_scale[k], self.radius_scale)
+        known = ((label != "") & (self._class_seen[k] >= 3)) | (self._scale_seen >= 3)
+        scale = np.where((label != "") & (self._class_seen[k] >= 3), self._class_scale[k], self.radius_scale)
         lift = view.lift_from_radius(centre, radius / scale)
         # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
         noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
         # (twice that until this class's resting size is known: nothing flies at the start of a clip);
         # and the outline must be round: motion blur stretches it, and its edges come out wider
-        round_ = fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15
-        airborne = (lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6) & round_
+        round_ = ((fits.stretch[idx] <= 0.02 * fits.radius_pred[idx] + 0.1)
+                  & (fits.rms[idx] <= 0.7 * (cfg.max_edge_rms * fits.radius_pred[idx] + 0.4)))
+        airborne = ((lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6) & round_
+                    & (not packed))
         lift = np.where(airborne, lift, 0.0)
         xy_mm = view.balls_to_table(centre, lift)
         in_pocket = self._in_pocket(xy_mm)
@@ -379,10 +394,11 @@ class Detector:
         if len(idx) == 0:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         ratio = radius / fits.radius_pred[idx]
-        good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15)
+        good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15) & (not packed)
         if good.any():
-            rate = 0.05 * min(1.0, good.sum() / 3.0)
+            rate = max(0.05, 1.0 / (1.0 + self._scale_seen))
             self.radius_scale = float(np.clip(self.radius_scale + rate * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+            self._scale_seen += 1
         for c in np.unique(k[good & (label != "")]):
             r_c = float(np.median(ratio[good & (label != "") & (k == c)]))
             rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
@@ -426,6 +442,40 @@ class Detector:
         reach = np.array([q.radius_mm for q in p.pockets]) + p.ball_radius_mm
         near = (np.linalg.norm(xy_mm[:, None, :] - centres[None], axis=2) <= reach[None]).any(axis=1)
         return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
+
+    def _clusters(self, image: np.ndarray, score: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int,
+                  t_s: float, known_px: np.ndarray) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Balls packed together (a rack, a cluster after a kiss): a foreground blob of several balls
+        that no outline was fitted in, since no ray from a ball inside reaches cloth. Their circles
+        are found by their edges (``cv2.HoughCircles`` at the predicted radius, on the blob's part
+        of the full picture), then each is fitted as a packed ball and accepted as any ball is."""
+        n, lab, stats, cents = cv2.connectedComponentsWithStats(left, connectivity=8)
+        s, r_low = self._scale, self._r_low
+        cand = []
+        for i in range(1, n):
+            x0, y0, w, h = (int(v) for v in stats[i, :4])
+            if stats[i, cv2.CC_STAT_AREA] < 1.6 * math.pi * r_low**2 or not region[int(cents[i][1]), int(cents[i][0])]:
+                continue
+            if (self._roi_edge[y0:y0 + h, x0:x0 + w] & (lab[y0:y0 + h, x0:x0 + w] == i)).any():
+                continue  # it comes in from beyond the table: a cue, an arm
+            r = float(self._view.radius_at_px(((cents[i][None] + 0.5) * s - 0.5))[0]) * self.radius_scale
+            pad = int(math.ceil(r))
+            fx0, fy0 = max(0, x0 * s - pad), max(0, y0 * s - pad)
+            fx1, fy1 = min(image.shape[1], (x0 + w) * s + pad), min(image.shape[0], (y0 + h) * s + pad)
+            grey = cv2.cvtColor(image[fy0:fy1, fx0:fx1], cv2.COLOR_BGR2GRAY)
+            circles = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=1.5 * r, param1=80,
+                                       param2=max(8.0, 0.8 * r), minRadius=int(0.85 * r), maxRadius=int(math.ceil(1.15 * r)))
+            if circles is not None:
+                cand += [(x + fx0, y + fy0) for x, y, _ in circles[0]]
+        if not cand:
+            return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
+        c = np.array(cand, dtype=np.float64)
+        fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
+                         self.cfg.min_edge_contrast, packed=True)
+        kept = np.nonzero(self._accept(fits))[0]
+        kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
+        kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
+        return self._ball_detections(fits, kept, frame, t_s, packed=True)
 
     def _blobs(self, image: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int, t_s: float
                ) -> tuple[BallDetections, np.ndarray, np.ndarray, np.ndarray]:
@@ -529,10 +579,6 @@ class Detector:
             if len(c) >= 3:
                 out.append(self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm))
         return tuple(out)
-
-    def _protect(self, fg: np.ndarray, balls: BallDetections) -> np.ndarray:
-        """Pixels the background must not learn from: foreground, and round every ball its shadows."""
-        return fg | self._discs(balls, 2.2)
 
 
 def _channel_sum(img: np.ndarray) -> np.ndarray:

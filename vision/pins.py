@@ -62,7 +62,8 @@ class PinWatcher:
             cv2.line(mask, tuple(np.round(base - (x0, y0)).astype(int)), tuple(np.round(head - (x0, y0)).astype(int)), 1,
                      max(1, int(round(1.4 * r_px))))
             self._footprint.append(mask.astype(bool))
-        self._template: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n  # grey patch, its corner from the anchor
+        # grey patch, its corner from the anchor, the pin's pixels in it
+        self._template: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * n
         self._anchor = np.array([cal.to_image_px(np.array([p.xy_mm]), h_mm=p.height_mm / 2)[0] for p in profile.pins]).reshape(n, 2)
         self._started = False
         self._blob_offset = np.zeros((n, 2))
@@ -83,7 +84,9 @@ class PinWatcher:
             ty0, tx0 = max(0, ys.min() - m), max(0, xs.min() - m)
             grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
             self._template[i] = (grey[ty0:ys.max() + m + 1, tx0:xs.max() + m + 1].copy(),
-                                 np.array([x0 + tx0, y0 + ty0], dtype=np.float64) - self._anchor[i])
+                                 np.array([x0 + tx0, y0 + ty0], dtype=np.float64) - self._anchor[i],
+                                 cv2.dilate(self._footprint[i].astype(np.uint8), np.ones((5, 5), np.uint8))[
+                                     ty0:ys.max() + m + 1, tx0:xs.max() + m + 1])
         self._started = True
 
     def inherit(self, old: "PinWatcher") -> None:
@@ -103,21 +106,21 @@ class PinWatcher:
             if self._template[i] is None:
                 self._observe(i, PinState.DOWN, self._fallen_at(i, pin, score), 0.5)
                 continue
-            fp = self._footprint[i].astype(np.uint8)
-            for (bx, by), br in zip(balls_px, balls_r):
-                if x0 - br <= bx <= x1 + br and y0 - br <= by <= y1 + br:
-                    cv2.circle(fp, (int(round(bx - x0)), int(round(by - y0))), int(round(br * 1.1)), 0, -1)
-            if fp.sum() < 0.6 * self._footprint[i].sum():
+            tmpl, offset, fp = self._template[i]
+            corner = self._anchor[i] + offset  # the template's corner when the pin stands on its spot
+            mask = fp.astype(np.float32)
+            for (bx, by), br in zip(balls_px, balls_r):  # a ball against the pin hides part of it
+                cv2.circle(mask, (int(round(bx - corner[0])), int(round(by - corner[1]))), int(round(br * 1.15)), 0.0, -1)
+            if mask.sum() < 0.6 * fp.sum():
                 continue  # too much of it is behind a ball to tell
-            tmpl, offset = self._template[i]
             grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
             if grey.shape[0] < tmpl.shape[0] or grey.shape[1] < tmpl.shape[1]:
                 continue
-            _, best, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(grey, tmpl, cv2.TM_CCOEFF_NORMED))
+            found = cv2.matchTemplate(grey, tmpl, cv2.TM_CCOEFF_NORMED, mask=mask)
+            _, best, _, (bx, by) = cv2.minMaxLoc(np.nan_to_num(found, nan=-1.0, posinf=-1.0, neginf=-1.0))
             if best >= _MATCH:
-                expected = self._anchor[i] + offset  # the template's corner when the pin stands on its spot
-                shift_px = np.array([x0 + bx, y0 + by], dtype=np.float64) - expected
-                centre_px = expected + (tmpl.shape[1] / 2, tmpl.shape[0] / 2)
+                shift_px = np.array([x0 + bx, y0 + by], dtype=np.float64) - corner
+                centre_px = corner + (tmpl.shape[1] / 2, tmpl.shape[0] / 2)
                 mm_per_px = self.view.r_mm / float(self.view.radius_at_px(centre_px[None])[0])
                 moved_mm = float(np.linalg.norm(shift_px)) * mm_per_px
                 xy = self.view.cal.to_table_mm((centre_px + shift_px)[None], pin.height_mm / 2)[0] - (

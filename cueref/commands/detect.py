@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from calibration import calfile
-from calibration.calibrate import calibrate_image
+from calibration.calibrate import calibrate_frames, calibrate_image
 from calibration.homography import CalibrationError
 from calibration.monitor import CalibrationKeeper
 from calibration.table import resolve_profile
@@ -78,13 +78,8 @@ def run(args: argparse.Namespace) -> int:
                     f"is {first.image.shape[1]}x{first.image.shape[0]}", "calibrate this video: cueref calibrate VIDEO --table ... --out CAL.json")
             print(f"calibration: {args.calibration} ({cal.method})")
         else:
-            try:
-                cal = calibrate_image(first.image, profile)
-            except CalibrationError as e:
-                raise CalibrationError(f"{args.video}: the {profile.name} table was not found in the first frame: {e.reason}",
-                                       "check --table, or calibrate by hand: cueref calibrate VIDEO --table ... "
-                                       "--corners 'X,Y X,Y X,Y X,Y' --out CAL.json, then pass --calibration CAL.json") from None
-            print(f"calibration: found the {profile.name} table in the first frame "
+            cal = _calibrate(args.video, first.image, profile)
+            print(f"calibration: found the {profile.name} table automatically "
                   f"(landmark residual {cal.residuals.get('landmark_rms_mm', 'n/a')} mm)")
         calfile.save(cal, out / "calibration.json", source={"video": str(args.video), "t_s": first.t_s})
         detector = Detector(profile, cal)
@@ -141,6 +136,32 @@ def run(args: argparse.Namespace) -> int:
     print(f"-> {out / 'detections.csv'}" + (f", {out / 'pins.csv'}" if profile.pins else "")
           + ("" if writer is None else f", {out / 'detections.mp4'}"))
     return 0
+
+
+def _calibrate(video: str, first: np.ndarray, profile) -> "object":
+    """The automatic calibration: from the first frame, or, if that is refused (an arm over a
+    cushion, a projection on the cloth) and the video is a file, from the steadiest of frames up to
+    two seconds in."""
+    try:
+        return calibrate_image(first, profile)
+    except CalibrationError as e:
+        refused = e
+    if Path(str(video)).is_file():
+        frames, next_t = [first], 0.5
+        with VideoReader(video) as reader:
+            for f in reader:
+                if f.t_s + 1e-6 >= next_t:
+                    frames.append(np.ascontiguousarray(f.image))
+                    next_t += 0.5
+                if len(frames) >= 5:
+                    break
+        try:
+            return calibrate_frames(frames, profile)
+        except CalibrationError as e:
+            refused = e
+    raise CalibrationError(f"{video}: the {profile.name} table was not found automatically: {refused.reason}",
+                           "check --table, or calibrate by hand: cueref calibrate VIDEO --table ... "
+                           "--corners 'X,Y X,Y X,Y X,Y' --out CAL.json, then pass --calibration CAL.json")
 
 
 def _write_rows(balls_csv, pins_csv, dets) -> None:
