@@ -64,11 +64,48 @@ def corpus(seed: int, per_game: int, shots: int) -> list:
     return specs
 
 
+def fast_scripts(seed: int, per_game: int) -> list[tuple[str, dict, int]]:
+    """Power shots (3.5-5 m/s) for the fast-ball figure: the automatic player rarely plays a ball
+    above 2 m/s. ``(name, script, seed)``, one shot per clip: Sinuca de Ficha and Sinuca Brasileira
+    from their opening layouts at a ball picked at random, bar billiards breaks from the D."""
+    rng = np.random.default_rng([seed, 3])
+    targets = {"ficha": [f"r{i}" for i in range(1, 5)] + [f"y{i}" for i in range(1, 5)],
+               "brasileira": ["red", "yellow", "green", "brown", "blue", "pink", "black"]}
+    out = []
+    for k in range(per_game):
+        for game in GAMES:
+            s = int(rng.integers(0, 2**31 - 1))
+            if game == "bar-billiards":
+                steps = [{"place": {"ball": "red", "xy_mm": [800.0, 450.0]}},
+                         {"shot": {"ball": "w1", "place_xy_mm": [450.0, 450.0 + float(rng.uniform(-60, 60))], "at": "red",
+                                   "offset_deg": float(rng.uniform(-6, 6)), "speed_mm_s": float(rng.uniform(3500, 4500))}}]
+            else:
+                steps = [{"shot": {"ball": "cue", "at": str(rng.choice(targets[game])), "offset_deg": float(rng.uniform(-10, 10)),
+                                   "speed_mm_s": float(rng.uniform(3500, 5000))}}]
+            out.append((f"fast/{game}-{k:04d}", {"game": game, "players": ["A", "B"], "seed": s, "frames": [{"steps": steps}]}, s))
+    return out
+
+
 def render(job: tuple) -> str:
     spec, cache = job
     import cv2
 
     cv2.setNumThreads(1)
+    if isinstance(spec, tuple):  # a power-shot script
+        name, script, seed = spec
+        path = Path(cache) / f"{name}.mp4"
+        if not path.with_name(path.stem + ".truth.json").exists():
+            from calibration.table import resolve_profile
+            from simulator.camera import mount_camera
+            from simulator.clip import make_clip
+            from simulator.script import parse_script, run_script
+
+            parsed = parse_script(script, name)
+            profile = resolve_profile(parsed.profile or script["game"])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            camera = mount_camera(profile, resolution=(1280, 720), rng=np.random.default_rng([seed, 11]))
+            make_clip(run_script(parsed, profile, seed), profile, camera, path, fps=30, seed=seed)
+        return str(path)
     from simulator.samples import build_sample
 
     path = Path(cache) / f"{spec.name}.mp4"
@@ -112,7 +149,7 @@ def score_clip(job: tuple) -> dict:
             v = np.linalg.norm(xy[c] - xy[a], axis=1) / np.maximum(t[c] - t[a], 1e-9)
         speed[b] = np.nan_to_num(v, nan=0.0)
     drawn = (BallStatus.ON_TABLE, BallStatus.AIRBORNE, BallStatus.IN_HAND)
-    out = {"clip": Path(path).stem, "profile": profile.name, "frames": n, "visible": 0, "found": 0, "detections": 0,
+    out = {"clip": f"{Path(path).parent.name}/{Path(path).stem}", "profile": profile.name, "frames": n, "visible": 0, "found": 0, "detections": 0,
            "false": 0, "rest_err": [], "fast_err": [], "class_ok": 0, "class_unsure": 0, "class_n": 0,
            "air_true": 0, "air_found": 0, "air_false": 0, "rest_n": 0, "air_h_err": [], "occ_true": 0, "occ_found": 0,
            "pin_ok": 0, "pin_n": 0, "invalid": 0, "auto_rest_err": [], "auto_failed": False, "misses": [], "false_at": []}
@@ -278,7 +315,7 @@ def time_clip(path: str, frames: int) -> dict:
             det.detect(f.image, f.index, f.t_s)
             dec.append(t1 - t0)
             dt.append(time.perf_counter() - t1)
-    return {"clip": Path(path).stem, "decode_ms": [1e3 * x for x in dec[1:]], "detect_ms": [1e3 * x for x in dt[1:]]}
+    return {"clip": f"{Path(path).parent.name}/{Path(path).stem}", "decode_ms": [1e3 * x for x in dec[1:]], "detect_ms": [1e3 * x for x in dt[1:]]}
 
 
 # ---- report ----------------------------------------------------------------------------------------
@@ -299,9 +336,9 @@ def summarise(results: list[dict], timing: list[dict]) -> dict:
         s["auto_failed"] = sum(r["auto_failed"] for r in rs)
         return s
 
-    main = [r for r in results if not r["clip"].startswith("close")]
-    close = [r for r in results if r["clip"].startswith("close")]
-    per_game = {g: agg([r for r in main if r["clip"].startswith(g)]) for g in GAMES}
+    main = [r for r in results if "/close" not in r["clip"]]
+    close = [r for r in results if "/close" in r["clip"]]
+    per_game = {g: agg([r for r in main if r["clip"].split("/")[-1].startswith(g)]) for g in GAMES}
     total = agg(main)
     dec = np.concatenate([t["decode_ms"] for t in timing]) if timing else np.zeros(0)
     det = np.concatenate([t["detect_ms"] for t in timing]) if timing else np.zeros(0)
@@ -371,10 +408,11 @@ def main() -> int:
     from tqdm import tqdm
 
     t0 = time.time()
-    specs = corpus(args.seed, args.per_game, args.shots)
+    specs = corpus(args.seed, args.per_game, args.shots) + fast_scripts(args.seed, 3)
+    name = (lambda s: s[0] if isinstance(s, tuple) else s.name)
     if args.only:
-        specs = [s for s in specs if args.only in s.name]
-    seeds = {s.name.split("/")[-1]: s.seed for s in specs}
+        specs = [s for s in specs if args.only in name(s)]
+    seeds = {name(s): (s[2] if isinstance(s, tuple) else s.seed) for s in specs}
     args.cache.mkdir(parents=True, exist_ok=True)
     jobs = [(s, str(args.cache)) for s in specs]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:

@@ -66,6 +66,7 @@ class ClothBackground:
         self.roi = roi
         self.cloth = roi if cloth is None else cloth  # the playing surface alone (bool), for the median estimate
         self.roi_u8 = roi.astype(np.uint8)
+        self.roi_count = int(roi.sum())
         self.r_low = float(ball_radius_low)
         self.bg: np.ndarray | None = None  # (h, w, 3) float32
         self._bb: np.ndarray | None = None  # (h, w) its squared norm
@@ -113,29 +114,41 @@ class ClothBackground:
         """How brightly the cloth is lit at low-res pixels ``yx`` (rows, cols): the background's
         brightness averaged over the cloth within a few balls (a pocket, a marking or a cushion
         beside a ball does not count), in grey levels."""
+        f = max(1, int(self.r_low))  # the light varies over several balls: a coarse map will do
         if self._light is None:
-            sigma = 3.0 * self.r_low
-            m = self.cloth.astype(np.float32)
-            num = cv2.GaussianBlur(np.sqrt(self._bb) * m, (0, 0), sigma)
-            den = cv2.GaussianBlur(m, (0, 0), sigma)
-            self._light = num / np.maximum(den, 1e-3)
-        return self._light[yx] * self.gain
+            h, w = self.cloth.shape
+            small = (max(1, w // f), max(1, h // f))
+            m = cv2.resize(self.cloth.astype(np.float32), small, interpolation=cv2.INTER_AREA)
+            num = cv2.resize(np.sqrt(self._bb) * self.cloth, small, interpolation=cv2.INTER_AREA)
+            sigma = 3.0 * self.r_low / f
+            self._light = cv2.GaussianBlur(num, (0, 0), sigma) / np.maximum(cv2.GaussianBlur(m, (0, 0), sigma), 1e-3)
+        ys = np.clip(np.asarray(yx[0]) // f, 0, self._light.shape[0] - 1)
+        xs = np.clip(np.asarray(yx[1]) // f, 0, self._light.shape[1] - 1)
+        return self._light[ys, xs] * self.gain
 
     @property
     def tolerance(self) -> float:
         """The colour change (relative to the cloth's brightness) beyond which a pixel is foreground."""
         return max(self.cfg.chroma_tolerance, self.cfg.noise_factor * self.noise)
 
-    def score(self, low: np.ndarray, against: np.ndarray | None = None, measure: bool = True) -> np.ndarray:
-        """Foreground score (h, w) float32 of the frame ``low``: above 1 is foreground.
+    def score(self, low: np.ndarray, against: np.ndarray | None = None, measure: bool = True,
+              window: tuple[slice, slice] | None = None) -> np.ndarray:
+        """Foreground score (h, w) float32 of the frame ``low``: above 1 is foreground (of the
+        ``window`` of it only, when given).
 
         ``against`` replaces the background (e.g. a median estimate); ``measure`` updates the gain
         and noise estimates from the cloth pixels (only for the model's own background)."""
         own = against is None
+        win = window or (slice(None), slice(None))
         b = self.bg if own else against
-        k, chroma = brightness_and_hue(low, b, self._bb if own else None)
+        k, chroma = brightness_and_hue(low[win], b[win], self._bb[win] if own else None)
         if measure and own:
             ys, xs = self._sample
+            inside = np.ones(len(ys), bool)
+            if window is not None:
+                (y0, y1), (x0, x1) = (window[0].indices(self.roi.shape[0])[:2], window[1].indices(self.roi.shape[1])[:2])
+                inside = (ys >= y0) & (ys < y1) & (xs >= x0) & (xs < x1)
+                ys, xs = ys[inside] - y0, xs[inside] - x0
             ks = k[ys, xs]
             ok = (ks > 0.6) & (ks < 1.4)
             if ok.sum() > 50:
@@ -147,27 +160,34 @@ class ClothBackground:
             k *= 1.0 / max(self.gain, 1e-3)
             self._ratio = k
         s = change_score(k, chroma, self.tolerance, self.cfg)
-        s[~self.roi] = 0.0
+        s[~self.roi[win]] = 0.0
         return s
 
-    def update(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray, dt_s: float) -> None:
+    def update(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray, dt_s: float,
+               window: tuple[slice, slice] | None = None) -> None:
         """Let the cloth pixels follow the light; absorb what has stood still long enough and is not
-        protected (``protect``: round the balls, known or remembered, and their shadows)."""
+        protected (``protect``: round the balls, known or remembered, and their shadows). With
+        ``window``, only there (``protect`` is then the window's; the brightness ratio is the last
+        :meth:`score`'s, of the same window)."""
+        win = window or (slice(None), slice(None))
+        lw, sw, roi = low[win], score[win], self.roi[win]
         # lit cloth only: a shadow (an arm's, a cue's) learnt would leave a bright ghost when it goes
-        cloth = ((score < 0.5) & (self._ratio > 0.85) & (self._ratio < 1.15) & ~protect & self.roi).astype(np.uint8)
-        f = low.astype(np.float32)
+        cloth = ((sw < 0.5) & (self._ratio > 0.85) & (self._ratio < 1.15) & ~protect & roi).astype(np.uint8)
+        f = lw.astype(np.float32)
+        bgw = self.bg[win]
         if self.gain > 0:
-            cv2.accumulateWeighted(f * (1.0 / self.gain), self.bg, self.cfg.cloth_rate, cloth)
-        moved = cv2.transform(cv2.absdiff(low, self._prev), np.ones((1, 3), np.float32)) > 24
-        candidate = (score >= 1.0) & ~protect & self.roi & ~moved
-        self.still = np.where(candidate, np.minimum(self.still + 1, 65000), 0).astype(np.uint16)
+            cv2.accumulateWeighted(f * (1.0 / self.gain), bgw, self.cfg.cloth_rate, cloth)
+        moved = cv2.transform(cv2.absdiff(lw, self._prev[win]), np.ones((1, 3), np.float32)) > 24
+        candidate = (sw >= 1.0) & ~protect & roi & ~moved
+        still = self.still[win]
+        still[...] = np.where(candidate, np.minimum(still + 1, 65000), 0).astype(np.uint16)
         frames = max(1, int(round(self.cfg.absorb_after_s / max(dt_s, 1e-3))))
-        ripe = self.still >= frames
+        ripe = still >= frames
         if ripe.any():
-            self.bg[ripe] = f[ripe] / max(self.gain, 1e-3)
-            self.still[ripe] = 0
-        self._set(self.bg)
-        self._prev = low.copy()
+            bgw[ripe] = f[ripe] / max(self.gain, 1e-3)
+            still[ripe] = 0
+        self._bb[win] = _dot(bgw, bgw)  # the light map (:meth:`light`) is refreshed by absorb_uncovered
+        self._prev[win] = lw
 
     def absorb_uncovered(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray) -> int:
         """Cloth that the background does not know (uncovered since the start) but that matches the
@@ -178,7 +198,7 @@ class ClothBackground:
         n = int(take.sum())
         if n:
             self.bg[take] = low.astype(np.float32)[take] / max(self.gain, 1e-3)
-            self._set(self.bg)
+        self._set(self.bg)
         return n
 
     def warp(self, matrix: np.ndarray) -> None:

@@ -81,6 +81,7 @@ class Detector:
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
+        self._occ: list[tuple[np.ndarray, tuple[int, int, int, int]]] = []  # occluders, with their boxes
 
     # ---- set-up ------------------------------------------------------------------------------
     @property
@@ -130,9 +131,9 @@ class Detector:
         self._low_size = (max(1, w // s), max(1, h // s))
         self._r_low = r_min / s
         k = 2 * int(round(1.1 * self._r_low)) + 1  # peaks closer than ~1.1 radii are one ball
-        self._nms_disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._nms_disc = np.ones((k, k), np.uint8)  # a square: separable, so cheap
         k = 2 * int(math.ceil(2.5 * self._r_low)) + 1  # a change reaches this far: the ball's shadow and neighbours
-        self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        self._grow = np.ones((k, k), np.uint8)
         self._ties = (np.random.default_rng(0).random((self._low_size[1], self._low_size[0])) * 1e-4).astype(np.float32)
         self._view = view
         roi = self._roi(view, self._low_size, s)
@@ -185,17 +186,26 @@ class Detector:
             self._start_background(image, low)
         full = self._ref_low is None or prev is None or not prev.valid or t_s - self._last_full_t >= _REFRESH_S
         if full:
+            win = _Window.whole(bg.roi.shape)
             region = bg.roi
         else:
-            changed = (_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi
-            if not changed.any():
-                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders)
+            changed = ((_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi).astype(np.uint8)
+            box = cv2.boundingRect(changed)
+            if box[2] == 0:
+                pins = prev.pins
+                if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
+                    pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
+                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), pins, prev.occluders)
                 self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
                 return self._prev
-            region = cv2.dilate(changed.astype(np.uint8), self._grow).astype(bool)
-        score = bg.score(low)
+            # work only where the picture changed, and round it as far as a change can matter
+            win = _Window.around(box, self._grow.shape[0], bg.roi.shape)
+            region = np.zeros(bg.roi.shape, bool)
+            region[win.slices] = cv2.dilate(changed[win.slices], self._grow).astype(bool) & bg.roi[win.slices]
+        score = np.zeros(bg.roi.shape, np.float32)
+        score[win.slices] = bg.score(low, window=win.slices)
         fg = score >= 1.0
-        share = float(fg[bg.roi].mean()) if bg.roi.any() else 1.0
+        share = float(np.count_nonzero(fg[win.slices])) / max(1, bg.roi_count)
         if share > self.cfg.max_foreground:
             log.debug("frame %d: %.0f %% of the table is foreground: not readable", frame, 100 * share)
             self._prev = FrameDetections(frame, t_s, BallDetections.empty(frame, t_s, self.classes), valid=False)
@@ -206,9 +216,9 @@ class Detector:
         old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
         old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
         # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
-        stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.OCCLUDED) & (old.state != BallState.AIRBORNE)
+        stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
         again = ~stays
-        cand = self._candidates(fg, region)
+        cand = self._candidates(fg[win.slices], region[win.slices], win)
         cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
         fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
                          self.cfg.n_rays, self.cfg.min_edge_contrast)
@@ -221,37 +231,37 @@ class Detector:
             d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
         new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
-        left = (fg & ~self._discs(BallDetections.concat([carried, new]), 1.25)).astype(np.uint8)
+        left = (fg[win.slices] & ~self._discs(BallDetections.concat([carried, new]), 1.25, win)).astype(np.uint8)
         if self._r_low >= 3:
             left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        packed, packed_f, packed_clear = self._clusters(image, score, left, region, frame, t_s,
+        parts = _Parts(left, win)
+        packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]))
-        if len(packed):
-            left = (left.astype(bool) & ~self._discs(packed, 1.25)).astype(np.uint8)
-        blobs, blob_f, blob_round, taken = self._blobs(image, left, region, frame, t_s)
-        occ_mask = self._occluder_mask(left & ~taken)
+        blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s)
+        occ_mask = self._occluder_mask(parts)
         new = BallDetections.concat([new, packed, blobs])
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
         seen = BallDetections.concat([carried, new])
-        hidden = self._hidden(old[again & old_still], seen, occ_mask, frame, t_s)
+        hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
-        occluders = self._occluders(occ_mask)
+        self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
-        protect = self._discs(balls, 2.2)  # the balls and their shadows: never learnt as cloth
-        bg.update(low, score, protect, dt)
+        self._last_score = score
+        protect = self._discs(balls, 2.2, win)  # the balls and their shadows: never learnt as cloth
+        bg.update(low, score, protect, dt, window=win.slices)
         if t_s - self._last_maintain_t >= _MAINTAIN_S:
             self._last_maintain_t = t_s
-            bg.absorb_uncovered(low, score, protect)
-        # the reference picture moves on where the change is explained (cloth, or a ball found there);
-        # foreground left unexplained (an occluder, a ball not yet placed) is examined again next frame
+            bg.absorb_uncovered(low, score, self._discs(balls, 2.2))
+        # the reference picture moves on where it was examined (what was missed there is looked for
+        # again when it changes, or at the next examination of the whole table)
         if self._ref_low is None:
             self._ref_low = low.copy()
-        explained = region & ~(fg & ~self._discs(balls, 1.2))
-        self._ref_low[explained] = low[explained]
-        self._prev = FrameDetections(frame, t_s, balls, pins, occluders)
+        r = region[win.slices]
+        self._ref_low[win.slices][r] = low[win.slices][r]
+        self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
 
     def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
@@ -291,13 +301,15 @@ class Detector:
         q = self._low_px(xy_px)
         return region[q[:, 1], q[:, 0]] if len(q) else np.zeros(0, bool)
 
-    def _discs(self, balls: BallDetections, grow: float) -> np.ndarray:
-        """The shrunk picture's pixels (bool) within ``grow`` radii of the balls' centres."""
-        return self._disc_mask(balls.xy_px, balls.radius_px, grow)
+    def _discs(self, balls: BallDetections, grow: float, win: "_Window | None" = None) -> np.ndarray:
+        """The shrunk picture's pixels (bool) within ``grow`` radii of the balls' centres (in ``win``
+        only, when given)."""
+        return self._disc_mask(balls.xy_px, balls.radius_px, grow, win)
 
-    def _disc_mask(self, centres_px: np.ndarray, radii_px: np.ndarray, grow: float) -> np.ndarray:
-        m = np.zeros(self._bg.roi.shape, np.uint8)
-        for (x, y), r in zip(self._low_px(centres_px), radii_px):
+    def _disc_mask(self, centres_px: np.ndarray, radii_px: np.ndarray, grow: float, win: "_Window | None" = None) -> np.ndarray:
+        win = win or _Window.whole(self._bg.roi.shape)
+        m = np.zeros(win.shape, np.uint8)
+        for (x, y), r in zip(self._low_px(centres_px) - win.origin, radii_px):
             cv2.circle(m, (int(x), int(y)), int(math.ceil(grow * r / self._scale)), 1, -1)
         return m.astype(bool)
 
@@ -313,23 +325,23 @@ class Detector:
         s0 = bg.score(low, against=med, measure=False)
         fg = s0 >= 1.0
         bg.start(low)  # provisional, for the cloth's light round the balls below
-        cand = self._candidates(fg, bg.roi)
+        whole = _Window.whole(bg.roi.shape)
+        cand = self._candidates(fg, bg.roi, whole)
         fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
         ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
         found = [(fits.centre[ok], fits.radius_pred[ok])]
-        left = (fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8)
-        packed = self._clusters(image, s0, left, bg.roi, 0, 0.0, fits.centre[ok])[0]
-        left &= ~self._disc_mask(packed.xy_px, packed.radius_px, 1.25)
-        blobs = self._blobs(image, left, bg.roi, 0, 0.0)[0]
+        parts = _Parts((fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8), whole)
+        packed = self._clusters(image, s0, parts, bg.roi, 0, 0.0, fits.centre[ok])[0]
+        blobs = self._blobs(image, parts, bg.roi, 0, 0.0)[0]
         found += [(packed.xy_px, packed.radius_px), (blobs.xy_px, blobs.radius_px)]
         hide = np.zeros(bg.roi.shape, bool)
         for centres, radii in found:
             hide |= self._disc_mask(centres, radii, 2.2)
         bg.start(low, hide & bg.cloth, med)  # cushions stay as they are
 
-    def _candidates(self, fg: np.ndarray, region: np.ndarray) -> np.ndarray:
+    def _candidates(self, fg: np.ndarray, region: np.ndarray, win: "_Window") -> np.ndarray:
         """Centres (n, 2), full-res px, of ball-sized foreground with a mostly clear surround, in
-        ``region`` of the shrunk picture."""
+        ``region`` of the shrunk picture (``fg`` and ``region`` are the window ``win`` of it)."""
         r = self._r_low
         f = fg.astype(np.float32)
         k1 = 2 * int(round(0.7 * r)) + 1
@@ -338,10 +350,10 @@ class Detector:
         inner = cv2.boxFilter(f, -1, (k1, k1))
         mid = cv2.boxFilter(f, -1, (k2, k2), normalize=False)
         outer = cv2.boxFilter(f, -1, (k3, k3), normalize=False)
-        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties  # ties broken: one peak per plateau
+        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties[win.slices]  # ties broken: one peak per plateau
         peak = region & (inner >= self.cfg.min_cover) & (resp >= 0.8 * self.cfg.min_cover) & (resp >= cv2.dilate(resp, self._nms_disc))
         ys, xs = np.nonzero(peak)
-        return (np.c_[xs, ys].astype(np.float64) + 0.5) * self._scale - 0.5
+        return (np.c_[xs, ys].astype(np.float64) + win.origin + 0.5) * self._scale - 0.5
 
     def _accept(self, fits: BallFits) -> np.ndarray:
         """Which fitted outlines are balls: enough of a round outline at the predicted size, round a
@@ -443,22 +455,20 @@ class Detector:
         near = (np.linalg.norm(xy_mm[:, None, :] - centres[None], axis=2) <= reach[None]).any(axis=1)
         return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
 
-    def _clusters(self, image: np.ndarray, score: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int,
+    def _clusters(self, image: np.ndarray, score: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int,
                   t_s: float, known_px: np.ndarray) -> tuple[BallDetections, np.ndarray, np.ndarray]:
         """Balls packed together (a rack, a cluster after a kiss): a foreground blob of several balls
         that no outline was fitted in, since no ray from a ball inside reaches cloth. Their circles
         are found by their edges (``cv2.HoughCircles`` at the predicted radius, on the blob's part
-        of the full picture), then each is fitted as a packed ball and accepted as any ball is."""
-        n, lab, stats, cents = cv2.connectedComponentsWithStats(left, connectivity=8)
+        of the full picture), then each is fitted as a packed ball and accepted as any ball is. The
+        blobs a packed ball was found in are marked used in ``parts``."""
         s, r_low = self._scale, self._r_low
-        cand = []
-        for i in range(1, n):
-            x0, y0, w, h = (int(v) for v in stats[i, :4])
-            if stats[i, cv2.CC_STAT_AREA] < 1.6 * math.pi * r_low**2 or not region[int(cents[i][1]), int(cents[i][0])]:
-                continue
-            if (self._roi_edge[y0:y0 + h, x0:x0 + w] & (lab[y0:y0 + h, x0:x0 + w] == i)).any():
-                continue  # it comes in from beyond the table: a cue, an arm
-            r = float(self._view.radius_at_px(((cents[i][None] + 0.5) * s - 0.5))[0]) * self.radius_scale
+        cand, comp_of = [], []
+        for i in parts.ids():
+            x0, y0, w, h = parts.box(i)
+            if parts.area(i) < 1.6 * math.pi * r_low**2 or not region[parts.centre_yx(i)] or parts.touches(i, self._roi_edge):
+                continue  # too small, not where anything changed, or coming in from beyond the table (a cue, an arm)
+            r = float(self._view.radius_at_px(((parts.centre(i)[None] + 0.5) * s - 0.5))[0]) * self.radius_scale
             pad = int(math.ceil(r))
             fx0, fy0 = max(0, x0 * s - pad), max(0, y0 * s - pad)
             fx1, fy1 = min(image.shape[1], (x0 + w) * s + pad), min(image.shape[0], (y0 + h) * s + pad)
@@ -467,6 +477,7 @@ class Detector:
                                        param2=max(8.0, 0.8 * r), minRadius=int(0.85 * r), maxRadius=int(math.ceil(1.15 * r)))
             if circles is not None:
                 cand += [(x + fx0, y + fy0) for x, y, _ in circles[0]]
+                comp_of += [i] * len(circles[0])
         if not cand:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         c = np.array(cand, dtype=np.float64)
@@ -475,13 +486,14 @@ class Detector:
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
+        parts.use(np.asarray(comp_of)[kept])
         return self._ball_detections(fits, kept, frame, t_s, packed=True)
 
-    def _blobs(self, image: np.ndarray, left: np.ndarray, region: np.ndarray, frame: int, t_s: float
-               ) -> tuple[BallDetections, np.ndarray, np.ndarray, np.ndarray]:
-        """Balls whose outline could not be fitted, found as blobs of the foreground ``left`` once the
-        fitted balls are taken out (uint8, shrunk picture); returns them, their colour features, which
-        are round (not streaks) and the mask of their blobs.
+    def _blobs(self, image: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int, t_s: float
+               ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Balls whose outline could not be fitted, found among the blobs of foreground left once the
+        fitted balls are taken out (``parts``); returns them, their colour features and which are
+        round (not streaks), and marks their blobs used.
 
         * A ball too fast to keep a round outline: the exposure smears it into a stadium as wide as
           the ball and longer by the distance travelled while the shutter was open. Its centre is
@@ -492,20 +504,18 @@ class Detector:
           cloth's colour): a round blob, smaller than the ball, of a colour some class has.
 
         Blobs in a colour no class has are left alone (they are occluders, or nothing)."""
-        n, lab, stats, cents = cv2.connectedComponentsWithStats(left, connectivity=8)
         s = self._scale
         found = []
-        for i in range(1, n):
-            cx, cy = cents[i]
-            if not region[int(round(cy)), int(round(cx))]:
+        for i in parts.ids():
+            cx, cy = parts.centre(i)
+            if not region[parts.centre_yx(i)]:
                 continue
             r = float(self._view.radius_at_px(((np.array([[cx, cy]]) + 0.5) * s - 0.5))[0]) * self.radius_scale / s
-            area = float(stats[i, cv2.CC_STAT_AREA])
+            area = float(parts.area(i))
             if not 0.35 * math.pi * r * r <= area <= math.pi * r * r + 20 * r * r:
                 continue
             smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
-            x0, y0, w, h = (int(v) for v in stats[i, :4])
-            m = cv2.moments((lab[y0:y0 + h, x0:x0 + w] == i).astype(np.uint8), binaryImage=True)
+            m = cv2.moments(parts.mask(i), binaryImage=True)
             c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
             minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
             # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
@@ -515,10 +525,10 @@ class Detector:
                 continue
             if not streak and not (0.35 * r <= minor and major <= 1.3 * minor):
                 continue
-            if (self._roi_edge[y0:y0 + h, x0:x0 + w] & (lab[y0:y0 + h, x0:x0 + w] == i)).any():
+            if parts.touches(i, self._roi_edge):
                 continue  # it comes in from beyond the table: a cue, an arm
             found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
-        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool), np.zeros(left.shape, bool)
+        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         if not found:
             return empty
         a = np.array(found)
@@ -537,10 +547,11 @@ class Detector:
         balls = BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm[keep], xy_px=centre[keep],
                                radius_px=radius[keep], height_mm=np.zeros(k), label=label[keep], class_prob=prob[keep],
                                score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
-        return balls, f[keep], smear[keep] <= 1.0, np.isin(lab, comp[keep])
+        parts.use(comp[keep])
+        return balls, f[keep], smear[keep] <= 1.0
 
-    def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, frame: int, t_s: float
-                ) -> BallDetections:
+    def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, win: "_Window", frame: int,
+                t_s: float) -> BallDetections:
         """Balls of the previous frame that stood still, are not seen now and whose place an occluder
         covers: ``OCCLUDED``, where they were last seen (a moving ball's place is not known: the
         tracker predicts it)."""
@@ -551,7 +562,7 @@ class Detector:
         covered = np.zeros(len(old), bool)
         h, w = occ_mask.shape
         for i in np.nonzero(look)[0]:
-            (x, y), rr = self._low_px(old.xy_px[i])[0], max(1, int(round(old.radius_px[i] / self._scale)))
+            (x, y), rr = self._low_px(old.xy_px[i])[0] - win.origin, max(1, int(round(old.radius_px[i] / self._scale)))
             win = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
             covered[i] = win.size > 0 and win.mean() >= 0.3
         from dataclasses import replace
@@ -560,26 +571,24 @@ class Detector:
         return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
                        score=np.minimum(sub.score, 0.5).astype(np.float32))
 
-    def _occluder_mask(self, left: np.ndarray) -> np.ndarray:
-        """The foreground no ball explains (shrunk picture, uint8), specks dropped: occluders."""
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(left.astype(np.uint8), connectivity=8)
-        small = stats[:, cv2.CC_STAT_AREA] < 0.6 * math.pi * self._r_low**2
-        small[0] = True
-        return np.where(small[lab], 0, 1).astype(np.uint8)
+    def _occluder_mask(self, parts: "_Parts") -> np.ndarray:
+        """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
+        occluders."""
+        return parts.rest(0.6 * math.pi * self._r_low**2)
 
-    def _occluders(self, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _occluders(self, mask: np.ndarray, win: "_Window") -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
         """Outlines of the occluders in table mm, at a ball centre's height (a ball whose centre is
-        inside one is hidden)."""
+        inside one is hidden), each with its box in the shrunk picture (x0, y0, x1, y1)."""
         if not mask.any():
-            return ()
+            return []
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         out = []
         for c in contours:
-            c = cv2.approxPolyDP(c, 1.0, True).reshape(-1, 2).astype(np.float64)
+            c = cv2.approxPolyDP(c, 1.0, True).reshape(-1, 2).astype(np.float64) + win.origin
             if len(c) >= 3:
-                out.append(self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm))
-        return tuple(out)
-
+                box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
+                out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
+        return out
 
 def _channel_sum(img: np.ndarray) -> np.ndarray:
     """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""
@@ -611,3 +620,74 @@ def _join(cand: np.ndarray, more: np.ndarray, min_dist: float) -> np.ndarray:
         return more.copy()
     d = np.linalg.norm(more[:, None, :] - cand[None, :, :], axis=2)
     return np.concatenate([cand, more[d.min(axis=1) > min_dist]])
+
+
+class _Window:
+    """A rectangle of the shrunk picture: where a frame's work is done."""
+
+    def __init__(self, y0: int, y1: int, x0: int, x1: int):
+        self.y0, self.y1, self.x0, self.x1 = y0, y1, x0, x1
+        self.slices = (slice(y0, y1), slice(x0, x1))
+        self.origin = np.array([x0, y0])
+        self.shape = (y1 - y0, x1 - x0)
+
+    @classmethod
+    def whole(cls, shape: tuple[int, int]) -> "_Window":
+        return cls(0, shape[0], 0, shape[1])
+
+    @classmethod
+    def around(cls, box: tuple[int, int, int, int], margin: int, shape: tuple[int, int]) -> "_Window":
+        """The box (x, y, w, h) grown by ``margin`` pixels, within the picture."""
+        x, y, w, h = box
+        return cls(max(0, y - margin), min(shape[0], y + h + margin), max(0, x - margin), min(shape[1], x + w + margin))
+
+    def overlaps(self, box: tuple[int, int, int, int]) -> bool:
+        x0, y0, x1, y1 = box
+        return x0 < self.x1 and self.x0 < x1 and y0 < self.y1 and self.y0 < y1
+
+
+class _Parts:
+    """The connected blobs of a window's leftover foreground, found once and shared by the cluster,
+    blob and occluder steps; each blob a step explains is marked used."""
+
+    def __init__(self, mask: np.ndarray, win: _Window):
+        self.n, self.lab, self.stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        self.win = win
+        self.cents = cents + win.origin  # in the shrunk picture
+        self.used = np.zeros(self.n, bool)
+        self.used[0] = True
+
+    def ids(self) -> list[int]:
+        return [i for i in range(1, self.n) if not self.used[i]]
+
+    def area(self, i: int) -> int:
+        return int(self.stats[i, cv2.CC_STAT_AREA])
+
+    def box(self, i: int) -> tuple[int, int, int, int]:
+        """(x, y, w, h) in the shrunk picture."""
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        return x + self.win.x0, y + self.win.y0, w, h
+
+    def centre(self, i: int) -> np.ndarray:
+        return self.cents[i]
+
+    def centre_yx(self, i: int) -> tuple[int, int]:
+        return int(round(self.cents[i][1])), int(round(self.cents[i][0]))
+
+    def mask(self, i: int) -> np.ndarray:
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        return (self.lab[y:y + h, x:x + w] == i).astype(np.uint8)
+
+    def touches(self, i: int, edge: np.ndarray) -> bool:
+        """Whether blob ``i`` reaches ``edge`` (bool, the whole shrunk picture)."""
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        e = edge[self.win.y0 + y:self.win.y0 + y + h, self.win.x0 + x:self.win.x0 + x + w]
+        return bool((e & (self.lab[y:y + h, x:x + w] == i)).any())
+
+    def use(self, ids) -> None:
+        self.used[np.asarray(ids, dtype=int)] = True
+
+    def rest(self, min_area: float) -> np.ndarray:
+        """The blobs no step used, at least ``min_area`` pixels (uint8 mask of the window)."""
+        keep = ~self.used & (self.stats[:, cv2.CC_STAT_AREA] >= min_area)
+        return keep[self.lab].astype(np.uint8)

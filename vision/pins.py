@@ -144,6 +144,10 @@ class PinWatcher:
         best = 1 + int(np.argmin(np.linalg.norm(cents[1:] - spot_px, axis=1)))
         return cal.to_table_mm(((cents[best] + (x0, y0) + 0.5) * s - 0.5)[None], pin.radius_mm)[0]
 
+    def pending(self) -> bool:
+        """Whether a pin's new state is waiting to be confirmed by more frames."""
+        return bool((self._pending_count > 0).any())
+
     def _observe(self, i: int, state: PinState, xy: np.ndarray, confidence: float) -> None:
         """One frame's reading of pin ``i``; a new state is taken once it has held for its
         confirmation frames."""
