@@ -234,7 +234,7 @@ def score_clip(job: tuple) -> dict:
         for c in range(len(dp)):
             if c not in matched:
                 out["false"] += 1
-                if len(out["false_at"]) < 40:
+                if len(out["false_at"]) < 4000:
                     out["false_at"].append([k, [round(float(v), 1) for v in dp[c]]])
         # occluded balls reported as such, near where they are
         occ = b.xy_px[b.state == BallState.OCCLUDED]

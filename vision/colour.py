@@ -26,7 +26,7 @@ import numpy as np
 from calibration.table import TableProfile
 from vision.config import DetectorConfig
 
-__all__ = ["ColourModel", "summarise_colours", "FOREIGN"]
+__all__ = ["ColourModel", "summarise_colours", "FAR", "FOREIGN"]
 
 _OFFSET = 20.0  # grey levels added before the log: a dark channel (ambient light, a bounce off the cloth) keeps a bounded spread
 _GREY = np.ones(3) / np.sqrt(3.0)
@@ -42,7 +42,7 @@ _PRIOR_COV = _spread(0.25, 0.08)  # the profile's colours: brightness a guess, h
 _MIN_COV = _spread(0.12, 0.03)  # added to a learnt class: the light on a ball varies over the table more than a few balls show
 _PRIOR_COUNT = 2.0  # the prior's spread weighs as much as this many balls
 _PRIOR_MEAN_COUNT = 0.25  # its colour, less: a ball seen is better evidence of a class's colour than the profile
-_FAR = 30.0  # squared Mahalanobis distance (3 dof) beyond which a colour belongs to no class: label uncertain
+FAR = 30.0  # squared Mahalanobis distance (3 dof) beyond which a colour belongs to no class: label uncertain
 FOREIGN = 60.0  # beyond this, part of an outline is not taken for a ball at all (skin, a sleeve)
 
 
@@ -142,7 +142,7 @@ class ColourModel:
         p, m2 = self.posterior(f)
         best = np.argmax(p, axis=1)
         rows = np.arange(n)
-        sure = (p[rows, best] >= self.cfg.min_class_prob) & (m2[rows, best] <= _FAR)
+        sure = (p[rows, best] >= self.cfg.min_class_prob) & (m2[rows, best] <= FAR)
         labels = np.array([self.classes[k] if ok else "" for k, ok in zip(best, sure)], dtype=object)
         return p.astype(np.float32), labels, m2.min(axis=1)
 

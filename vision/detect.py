@@ -36,7 +36,7 @@ from calibration.camera import Calibration
 from calibration.table import TableProfile
 from vision.background import ClothBackground
 from vision.balls import BallFits, fit_balls, sample_core
-from vision.colour import FOREIGN, ColourModel, summarise_colours
+from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
 from vision.geometry import TableView
 from vision.pins import PinWatcher
@@ -78,6 +78,7 @@ class Detector:
         self._ref_low: np.ndarray | None = None  # the picture the standing detections were made on
         self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
         self._new_still = np.zeros(0, bool)
+        self._soft = np.zeros(0, bool)  # per ball of the previous frame: found as a blob, not by its outline
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
@@ -215,6 +216,7 @@ class Detector:
             self._last_full_t = t_s
         old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
         old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
+        old_soft = self._soft if len(self._soft) == len(old) else np.zeros(len(old), bool)
         # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
         stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
         again = ~stays
@@ -231,6 +233,9 @@ class Detector:
             d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
         new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
+        ends = _streak_ends(new)  # the two ends of a fast ball's streak, each fitted as a ball: the blob step takes it
+        if ends.any():
+            new, new_f, new_clear = new[~ends], new_f[~ends], new_clear[~ends]
         left = (fg[win.slices] & ~self._discs(BallDetections.concat([carried, new]), 1.25, win)).astype(np.uint8)
         if self._r_low >= 3:
             left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -247,14 +252,19 @@ class Detector:
         hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
+        self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
+                                     np.zeros(len(hidden), bool)])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         self._last_score = score
-        protect = self._discs(balls, 2.2, win)  # the balls and their shadows: never learnt as cloth
+        # the balls and their shadows are never learnt as cloth; not a ball found only as a blob: what is
+        # cloth-like there (a patch uncovered, cloth taken for a green ball) must be learnt again
+        firm = balls[~self._soft]
+        protect = self._discs(firm, 2.2, win)
         bg.update(low, score, protect, dt, window=win.slices)
         if t_s - self._last_maintain_t >= _MAINTAIN_S:
             self._last_maintain_t = t_s
-            bg.absorb_uncovered(low, score, self._discs(balls, 2.2))
+            bg.absorb_uncovered(low, score, self._discs(firm, 2.2))
         # the reference picture moves on where it was examined (what was missed there is looked for
         # again when it changes, or at the next examination of the whole table)
         if self._ref_low is None:
@@ -326,9 +336,12 @@ class Detector:
         fg = s0 >= 1.0
         bg.start(low)  # provisional, for the cloth's light round the balls below
         whole = _Window.whole(bg.roi.shape)
-        cand = self._candidates(fg, bg.roi, whole)
+        # a ball the background takes in now is not seen until it moves: here, more candidates are
+        # worth their cost (once): circles found by their edges anywhere on the table, as well
+        cand = np.concatenate([self._candidates(fg, bg.roi, whole), self._circles(image, bg.roi)])
         fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
         ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
+        ok[ok] &= np.isin(np.arange(ok.sum()), _nms(fits.centre[ok], fits.visible[ok], 1.2 * fits.radius_pred[ok]))
         found = [(fits.centre[ok], fits.radius_pred[ok])]
         parts = _Parts((fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8), whole)
         packed = self._clusters(image, s0, parts, bg.roi, 0, 0.0, fits.centre[ok])[0]
@@ -338,6 +351,18 @@ class Detector:
         for centres, radii in found:
             hide |= self._disc_mask(centres, radii, 2.2)
         bg.start(low, hide & bg.cloth, med)  # cushions stay as they are
+
+    def _circles(self, image: np.ndarray, roi: np.ndarray) -> np.ndarray:
+        """Ball-sized circles (n, 2) full-res px found by their edges (``cv2.HoughCircles``) in the
+        part of the picture that ``roi`` (shrunk picture) covers."""
+        x, y, w, h = cv2.boundingRect(roi.astype(np.uint8))
+        s = self._scale
+        x0, y0, x1, y1 = x * s, y * s, min(image.shape[1], (x + w) * s), min(image.shape[0], (y + h) * s)
+        r = self._r_low * s
+        circles = cv2.HoughCircles(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), cv2.HOUGH_GRADIENT, dp=1,
+                                   minDist=1.5 * r, param1=80, param2=max(8.0, 0.8 * r), minRadius=int(0.8 * r),
+                                   maxRadius=int(math.ceil(1.4 * r)))
+        return np.zeros((0, 2)) if circles is None else circles[0][:, :2].astype(np.float64) + (x0, y0)
 
     def _candidates(self, fg: np.ndarray, region: np.ndarray, win: "_Window") -> np.ndarray:
         """Centres (n, 2), full-res px, of ball-sized foreground with a mostly clear surround, in
@@ -361,7 +386,7 @@ class Detector:
         motion blur softens its edge along its path."""
         cfg = self.cfg
         ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
-        base = (fits.core_score >= 0.6) & (fits.contrast >= cfg.min_edge_contrast)
+        base = (fits.core_score >= 1.0) & (fits.contrast >= cfg.min_edge_contrast)  # a ring (a projected circle) is cloth inside
         sharp = ((fits.visible >= cfg.min_visible) & (fits.gap <= 0.5) & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
                  & (fits.rms <= cfg.max_edge_rms * fits.radius_pred + 0.4))
         blurred = ((fits.visible >= 0.8) & (fits.gap <= 0.25) & (ratio >= 1.0 - 1.5 * cfg.radius_tolerance)
@@ -398,9 +423,12 @@ class Detector:
                     & (not packed))
         lift = np.where(airborne, lift, 0.0)
         xy_mm = view.balls_to_table(centre, lift)
-        in_pocket = self._in_pocket(xy_mm)
+        # in a pocket's mouth or net only with its whole outline seen: a part of the pocket's own dark drop
+        # is round too
+        whole = (visible >= 0.8) & (fits.gap[idx] <= 0.2)
+        in_pocket = self._in_pocket(xy_mm) & whole
         # a resting ball's centre is a radius from the cushion: nearer the edge is a cushion's or pocket's edge
-        keep = self._inside(xy_mm, 0.6) | in_pocket | airborne
+        keep = (self._inside(xy_mm, 0.6, mouths=False) | (self._inside(xy_mm, 0.6) & whole)) | in_pocket | airborne
         idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k = (
             a[keep] for a in (idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k))
         if len(idx) == 0:
@@ -441,7 +469,7 @@ class Detector:
             t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
             ok &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
         for hole in p.holes:
-            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.6 * hole.radius_mm
+            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
         return ok
 
     def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
@@ -525,8 +553,8 @@ class Detector:
                 continue
             if not streak and not (0.35 * r <= minor and major <= 1.3 * minor):
                 continue
-            if parts.touches(i, self._roi_edge):
-                continue  # it comes in from beyond the table: a cue, an arm
+            if parts.touches(i, self._roi_edge) or parts.beside_large(i, int(math.ceil(r)), 2.0 * math.pi * r * r):
+                continue  # it comes in from beyond the table, or it is a piece of an arm or a hand cut off by a cue
             found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
         empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         if not found:
@@ -563,8 +591,8 @@ class Detector:
         h, w = occ_mask.shape
         for i in np.nonzero(look)[0]:
             (x, y), rr = self._low_px(old.xy_px[i])[0] - win.origin, max(1, int(round(old.radius_px[i] / self._scale)))
-            win = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
-            covered[i] = win.size > 0 and win.mean() >= 0.3
+            under = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
+            covered[i] = under.size > 0 and under.mean() >= 0.3
         from dataclasses import replace
 
         sub = old[covered]
@@ -603,6 +631,21 @@ def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndar
         if all(np.hypot(*(pts[i] - pts[j])) >= min(min_dist[i], min_dist[j]) for j in kept):
             kept.append(int(i))
     return np.array(kept, dtype=int)
+
+
+def _streak_ends(balls: BallDetections) -> np.ndarray:
+    """Detections that are the two ends of one smeared ball: pairs nearer than three radii whose
+    colours are both uncertain (the ball is mixed with the cloth along a streak; two touching balls
+    show their colours)."""
+    unsure = np.nonzero(balls.label == "")[0]
+    out = np.zeros(len(balls), bool)
+    if len(unsure) < 2:
+        return out
+    p = balls.xy_px[unsure]
+    d = np.linalg.norm(p[:, None] - p[None], axis=2)
+    close = (d < 3.0 * balls.radius_px[unsure][:, None]) & ~np.eye(len(unsure), dtype=bool)
+    out[unsure[close.any(axis=1)]] = True
+    return out
 
 
 def _near(pts: np.ndarray, others: np.ndarray, within: np.ndarray) -> np.ndarray:
@@ -683,6 +726,18 @@ class _Parts:
         x, y, w, h = (int(v) for v in self.stats[i, :4])
         e = edge[self.win.y0 + y:self.win.y0 + y + h, self.win.x0 + x:self.win.x0 + x + w]
         return bool((e & (self.lab[y:y + h, x:x + w] == i)).any())
+
+    def beside_large(self, i: int, reach: int, area: float) -> bool:
+        """Whether another blob of at least ``area`` pixels lies within ``reach`` pixels of blob ``i``."""
+        big = np.nonzero(self.stats[:, cv2.CC_STAT_AREA] >= area)[0]
+        big = big[(big != i) & (big != 0)]
+        if len(big) == 0:
+            return False
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        y0, x0 = max(0, y - reach), max(0, x - reach)
+        y1, x1 = min(self.lab.shape[0], y + h + reach), min(self.lab.shape[1], x + w + reach)
+        near = cv2.dilate((self.lab[y0:y1, x0:x1] == i).astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        return bool(np.isin(self.lab[y0:y1, x0:x1][near.astype(bool)], big).any())
 
     def use(self, ids) -> None:
         self.used[np.asarray(ids, dtype=int)] = True
