@@ -23,6 +23,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("judge", "cueref.commands.judge", "replay an event log (JSON Lines) through a rules engine and print each decision"),
     ("simulate", "cueref.commands.simulate", "regenerate the sample videos, or make a corpus of simulated matches from seeds"),
     ("calibrate", "cueref.commands.calibrate", "find the image-to-table mapping from a video, an image or a camera"),
+    ("detect", "cueref.commands.detect", "find the balls and pins in every frame of a video: a CSV and an annotated video"),
     ("profile", "cueref.commands.profile", "list, show or check table profiles"),
     ("events", "cueref.commands.events", "check an event log against the contract and a table profile"),
     ("report", "cueref.commands.report", "the review report of a match: an HTML page beside the annotated video, from the store or a run's event log"),

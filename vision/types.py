@@ -39,6 +39,9 @@ class PinState(IntEnum):
     DOWN = 2  # knocked over
 
 
+_ROW_FIELDS = ("xy_mm", "xy_px", "radius_px", "height_mm", "label", "class_prob", "score", "state")
+
+
 def _check_len(name: str, a: np.ndarray, n: int, tail: tuple[int, ...] = ()) -> None:
     if a.shape != (n, *tail):
         raise ValueError(f"{name} must have shape {(n, *tail)}, got {a.shape}")
@@ -78,12 +81,22 @@ class BallDetections:
 
     def __getitem__(self, index: np.ndarray | slice) -> "BallDetections":
         """A subset: boolean mask or index array over the rows."""
-        return replace(
-            self,
-            xy_mm=self.xy_mm[index], xy_px=self.xy_px[index], radius_px=self.radius_px[index],
-            height_mm=self.height_mm[index], label=self.label[index], class_prob=self.class_prob[index],
-            score=self.score[index], state=self.state[index],
+        return replace(self, **{name: getattr(self, name)[index] for name in _ROW_FIELDS})
+
+    @classmethod
+    def concat(cls, parts: "list[BallDetections]") -> "BallDetections":
+        """The rows of several detections of one frame (the first part's frame, time and classes)."""
+        a = parts[0]
+        if len(parts) == 1:
+            return a
+        return cls(
+            frame=a.frame, t_s=a.t_s, classes=a.classes,
+            **{name: np.concatenate([getattr(p, name) for p in parts]) for name in _ROW_FIELDS},
         )
+
+    def at(self, frame: int, t_s: float) -> "BallDetections":
+        """The same rows, stamped with another frame and time."""
+        return replace(self, frame=frame, t_s=t_s)
 
     @classmethod
     def empty(cls, frame: int, t_s: float, classes: tuple[str, ...]) -> "BallDetections":

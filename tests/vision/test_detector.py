@@ -1,0 +1,186 @@
+"""The detector on rendered frames: every ball found, placed and named; touching balls split; a ball
+under a hand occluded, not missing, and nothing on the hand taken for a ball; a ball standing still
+for a long time never absorbed; airborne and in-pocket balls; projected rings; bad input refused."""
+
+import numpy as np
+import pytest
+
+from simulator.scene import BallPose, Occluder
+from vision import BallState, Detector
+from vision.fit import fit_circles
+
+from tests.vision._scenes import match, noisy, run, spread_balls, table
+
+RNG_SEED = 20
+
+
+@pytest.fixture(scope="module")
+def ficha():
+    return table("ficha")
+
+
+def test_fit_circles_recovers_a_circle_through_outliers():
+    rng = np.random.default_rng(0)
+    a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    pts = np.stack([np.c_[10 + 7.3 * np.cos(a), 20 + 7.3 * np.sin(a)] + rng.normal(0, 0.05, (32, 2))])
+    pts[0, :6] += 3.0  # a touching ball's edge on six rays
+    c, r, _, w = fit_circles(pts, np.ones((1, 32)), np.array([[11.0, 19.0]]), np.array([7.3]))
+    assert np.linalg.norm(c[0] - (10, 20)) < 0.05 and (w[0, :6] < 0.1).all()
+    c, r, _, _ = fit_circles(pts, w, c, np.array([7.0]), free_radius=True)
+    assert abs(r[0] - 7.3) < 0.05
+
+
+def test_every_ball_found_placed_and_named(ficha):
+    rng = np.random.default_rng(RNG_SEED)
+    balls = spread_balls(ficha.profile, rng)
+    frame = ficha.render(balls)
+    d = run(ficha.detector(), [frame, noisy(frame, rng)])[-1]
+    b = d.balls
+    assert d.valid and len(b) == len(balls)
+    idx = match(b, ficha.px([x.xy_mm for x in balls]), 4.0)
+    assert (idx >= 0).all()
+    err = np.linalg.norm(b.xy_mm[idx] - np.array([x.xy_mm for x in balls]), axis=1)
+    assert err.max() < 1.2 and np.sqrt(np.mean(err**2)) < 0.6, err
+    colour = {s.id: s.colour for s in ficha.profile.balls}
+    assert list(b.label[idx]) == [colour[x.id] for x in balls]
+    assert np.allclose(b.class_prob.sum(axis=1), 1.0, atol=1e-4)
+    assert (b.state == BallState.VISIBLE).all() and (b.height_mm == 0).all()
+
+
+def test_touching_balls_and_a_cluster_are_split(ficha):
+    r = ficha.profile.ball_radius_mm
+    pair = [BallPose("r1", (400.0, 300.0)), BallPose("r2", (400.0 + 2 * r, 300.0))]
+    trio = [BallPose("y1", (900.0, 500.0)), BallPose("y2", (900.0 + 2 * r, 500.0)),
+            BallPose("y3", (900.0 + r, 500.0 + r * np.sqrt(3.0)))]
+    balls = pair + trio + [BallPose("cue", (700.0, 200.0))]
+    d = run(ficha.detector(), [ficha.render(balls)])[-1]
+    idx = match(d.balls, ficha.px([x.xy_mm for x in balls]), 3.0)
+    assert (idx >= 0).all() and len(d.balls) == len(balls)
+    assert np.abs(d.balls.xy_mm[idx] - np.array([x.xy_mm for x in balls])).max() < 2.0
+
+
+def test_a_ball_under_a_hand_is_occluded_and_nothing_on_the_hand_is_a_ball(ficha):
+    rng = np.random.default_rng(RNG_SEED + 1)
+    balls = [BallPose("cue", (700.0, 400.0)), BallPose("r1", (300.0, 300.0)), BallPose("y1", (1100.0, 600.0))]
+    det = ficha.detector()
+    clear = ficha.render(balls)
+    hand = Occluder("hand", tip_xy_mm=(700.0, 400.0), butt_xy_mm=(700.0, -300.0), h_mm=60.0)
+    covered = ficha.render(balls, occluders=[hand])
+    out = run(det, [clear, noisy(clear, rng), covered, noisy(covered, rng)])
+    last = out[-1].balls
+    cue = match(last, ficha.px([(700.0, 400.0)]), 5.0)[0]
+    assert cue >= 0 and last.state[cue] == BallState.OCCLUDED
+    assert np.sum(last.state != BallState.OCCLUDED) == 2  # the other two, and nothing on the hand
+    assert len(out[-1].occluders) >= 1
+    # a hand over empty cloth: an occluder, no ball
+    empty = run(ficha.detector(), [ficha.render([]), ficha.render([], occluders=[hand])])[-1]
+    assert len(empty.balls) == 0 and len(empty.occluders) >= 1
+
+
+def test_a_ball_standing_still_is_never_absorbed(ficha):
+    """Ten minutes of a still table, a frame every ten seconds (so anything unprotected that stands
+    still is absorbed at once; flicker and noise change every frame): the balls are still there."""
+    rng = np.random.default_rng(RNG_SEED + 2)
+    balls = spread_balls(ficha.profile, rng, ids=["cue", "r1", "y1"])
+    base = ficha.render(balls)
+    det = ficha.detector()
+    grains = [noisy(base, rng) for _ in range(3)]
+    out = [det.detect(grains[k % 3] if k % 2 else (grains[k % 3] * (1.0 + 0.02 * np.sin(k))).clip(0, 255).astype(np.uint8),
+                      k, 10.0 * k) for k in range(60)]
+    assert all(len(d.balls) == 3 and (d.balls.state == BallState.VISIBLE).all() for d in out[-5:])
+
+
+def test_a_repeated_frame_is_flagged(ficha):
+    frame = ficha.render([BallPose("cue", (500.0, 300.0))])
+    out = run(ficha.detector(), [frame, frame])
+    assert not out[0].repeated and out[1].repeated and len(out[1].balls) == 1
+
+
+def test_a_ball_in_the_air_is_airborne_with_its_height(ficha):
+    r_low = BallPose("r1", (500.0, 300.0))
+    up = BallPose("r1", (500.0, 300.0), h_mm=70.0)
+    still = [BallPose("cue", (900.0, 500.0)), BallPose("y1", (300.0, 600.0)), BallPose("y2", (1200.0, 200.0))]
+    frames = [ficha.render([r_low] + still), ficha.render([up] + still)]
+    d = run(ficha.detector(), frames)[-1]
+    i = match(d.balls, ficha.px([up.xy_mm], 70.0), 4.0)[0]
+    assert i >= 0 and d.balls.state[i] == BallState.AIRBORNE
+    assert abs(d.balls.height_mm[i] - 70.0) < 25.0
+    assert np.linalg.norm(d.balls.xy_mm[i] - up.xy_mm) < 5.0
+
+
+def test_a_ball_in_a_pockets_net_is_in_the_pocket(ficha):
+    p = ficha.profile.pocket("BM")
+    beyond = (p.xy_mm[0], p.xy_mm[1] + 5.0)  # the drop's centre, beyond the cushion line
+    frames = [ficha.render([BallPose("cue", (700.0, 300.0))]), ficha.render([BallPose("cue", (700.0, 300.0)), BallPose("r1", beyond)])]
+    d = run(ficha.detector(), frames)[-1]
+    i = match(d.balls, ficha.px([beyond]), 5.0)[0]
+    assert i >= 0 and d.balls.state[i] == BallState.IN_POCKET
+
+
+def test_a_projected_ring_is_not_a_ball(ficha):
+    import cv2
+
+    frame = ficha.render([BallPose("cue", (300.0, 300.0))])
+    ring = frame.copy()
+    c = ficha.px([(900.0, 450.0)])[0]
+    radius = float(np.linalg.norm(ficha.px([(926.0, 450.0)])[0] - c))
+    cv2.circle(ring, (int(c[0]), int(c[1])), int(radius), (230, 230, 120), 2, cv2.LINE_AA)
+    cv2.line(ring, (int(c[0] - 200), int(c[1] + 80)), (int(c[0] + 200), int(c[1] - 40)), (230, 230, 120), 2, cv2.LINE_AA)
+    d = run(ficha.detector(), [frame, ring, ring.copy()])[-1]
+    assert len(d.balls) == 1
+
+
+def test_bad_pictures_are_refused_with_the_reason(ficha):
+    det = ficha.detector()
+    with pytest.raises(ValueError, match="calibration was made for 1280x720"):
+        det.detect(np.zeros((480, 640, 3), np.uint8), 0, 0.0)
+    with pytest.raises(ValueError, match="BGR uint8"):
+        det.detect(np.zeros((720, 1280), np.float32), 0, 0.0)
+
+
+def test_colours_of_the_brasileira_set():
+    t = table("brasileira", seed=5)
+    rng = np.random.default_rng(RNG_SEED + 3)
+    balls = spread_balls(t.profile, rng)
+    frame = t.render(balls)
+    d = run(t.detector(), [frame, noisy(frame, rng)])[-1]
+    idx = match(d.balls, t.px([x.xy_mm for x in balls]), 4.0)
+    colour = {s.id: s.colour for s in t.profile.balls}
+    found = idx >= 0
+    assert found.sum() >= len(balls) - 1  # the green ball on green cloth may only be found once it has moved
+    assert [d.balls.label[i] for i in idx[found]] == [colour[x.id] for x, f in zip(balls, found) if f]
+
+
+def test_orange_against_yellow():
+    t = table("1420x810,ball=52,corner=95,middle=105,groups=orange+yellow,name=ficha-orange", seed=7)
+    rng = np.random.default_rng(RNG_SEED + 4)
+    balls = spread_balls(t.profile, rng)
+    frame = t.render(balls)
+    d = run(t.detector(), [frame, noisy(frame, rng)])[-1]
+    idx = match(d.balls, t.px([x.xy_mm for x in balls]), 4.0)
+    colour = {s.id: s.colour for s in t.profile.balls}
+    assert (idx >= 0).all()
+    assert [d.balls.label[i] for i in idx] == [colour[x.id] for x in balls]
+
+
+def test_a_bumped_camera_is_followed_after_recalibration(ficha):
+    from simulator.render import RenderOptions, Renderer
+
+    from bench.simcal import true_calibration
+
+    balls = [BallPose("cue", (500.0, 300.0)), BallPose("r1", (900.0, 600.0))]
+    det = ficha.detector()
+    run(det, [ficha.render(balls)])
+    bumped = ficha.camera.moved((0.7, -0.5, 0.4), (8.0, -5.0, 0.0))
+    frame = Renderer(ficha.profile, bumped, seed=3, options=RenderOptions()).render(
+        __import__("simulator.scene", fromlist=["Scene"]).Scene(1.0, tuple(balls)))
+    det.recalibrate(true_calibration(bumped, ficha.profile))
+    d = det.detect(frame, 1, 1 / 30)
+    xy = np.array([b.xy_mm for b in balls])
+    assert len(d.balls) == 2
+    assert np.abs(np.sort(d.balls.xy_mm, axis=0) - np.sort(xy, axis=0)).max() < 2.0
+
+
+def test_detector_takes_any_profile_colours():
+    det = Detector(table("bar-billiards").profile, table("bar-billiards").calibration)
+    assert det.classes == ("red", "white")

@@ -1,0 +1,56 @@
+"""Bar-billiards pins (rules 2h, 3a, 3b of the bar billiards rules: a pin down costs the break or
+the score): standing, down, and states that hold while a ball passes."""
+
+import numpy as np
+import pytest
+
+from simulator.scene import BallPose, PinPose
+from vision import PinState
+
+from tests.vision._scenes import noisy, run, table
+
+
+@pytest.fixture(scope="module")
+def bar():
+    return table("bar-billiards", seed=4)
+
+
+def pins(profile, down: dict[str, float] | None = None):
+    down = down or {}
+    return [PinPose(p.id, p.xy_mm, standing=p.id not in down, lean_dir_rad=down.get(p.id, 0.0)) for p in profile.pins]
+
+
+def test_standing_pins_stand(bar):
+    rng = np.random.default_rng(1)
+    frame = bar.render([BallPose("red", (800.0, 450.0))])
+    out = run(bar.detector(), [frame] + [noisy(frame, rng) for _ in range(3)])
+    p = out[-1].pins
+    assert p.ids == bar.profile.pin_ids if hasattr(bar.profile, "pin_ids") else tuple(q.id for q in bar.profile.pins)
+    assert (p.state == PinState.STANDING).all()
+    assert np.allclose(p.xy_mm, [q.xy_mm for q in bar.profile.pins])
+
+
+@pytest.mark.parametrize("pin", ["black", "white1"])
+def test_a_knocked_pin_is_down_after_a_few_frames(bar, pin):
+    rng = np.random.default_rng(2)
+    up = bar.render([BallPose("red", (800.0, 450.0))])
+    fallen = bar.render([BallPose("red", (800.0, 450.0))], pins=pins(bar.profile, {pin: 0.6}))
+    det = bar.detector()
+    out = run(det, [up, noisy(up, rng)] + [noisy(fallen, rng) for _ in range(5)])
+    k = [q.id for q in bar.profile.pins].index(pin)
+    assert out[2].pins.state[k] == PinState.STANDING  # one frame is not enough to call it
+    assert out[-1].pins.state[k] == PinState.DOWN
+    others = np.arange(len(bar.profile.pins)) != k
+    assert (out[-1].pins.state[others] == PinState.STANDING).all()
+    spot = np.asarray(bar.profile.pin(pin).xy_mm)
+    assert np.linalg.norm(out[-1].pins.xy_mm[k] - spot) < bar.profile.pin(pin).height_mm  # near where it lies
+
+
+def test_a_ball_against_a_pin_does_not_knock_it_down(bar):
+    rng = np.random.default_rng(3)
+    pin = bar.profile.pin("red")
+    r = bar.profile.ball_radius_mm
+    touching = (pin.xy_mm[0] - pin.radius_mm - r - 1.0, pin.xy_mm[1])
+    frames = [bar.render([BallPose("red", (800.0, 450.0))])] + [noisy(bar.render([BallPose("w1", touching)]), rng) for _ in range(5)]
+    out = run(bar.detector(), frames)
+    assert (out[-1].pins.state == PinState.STANDING).all()

@@ -1,0 +1,145 @@
+"""Placing ball candidates to a fraction of a pixel, in two passes, all candidates at once.
+
+1. **Coarse**, on the low-resolution foreground score: rays from the candidate's centre outwards; on
+   each the outermost crossing from foreground to cloth is the ball's edge to within a low-res pixel.
+   Rays that end in foreground (a touching ball, a cue) or see none are dropped; a circle of the
+   predicted radius is fitted to the rest.
+2. **Fine**, on the full picture around the coarse centre: rays across the expected edge only
+   (``R +- w``); the edge on a ray is the strongest colour step, weighted towards the expected
+   radius (a lamp's highlight inside the ball and a projected ring outside it are steps too). Rays
+   whose far end is not cloth, or whose step is weak, are dropped; circles are fitted with the
+   predicted radius fixed (the centre) and free (the size: a jumping ball looks larger).
+
+The core's colour is read in the same ``cv2.remap`` as the fine rays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.fit import find_edges, fit_circles, masked_median, ray_directions, sample_rays
+
+__all__ = ["BallFits", "fit_balls", "sample_core", "CORE_RINGS"]
+
+CORE_RINGS = ((0.0, 1), (0.3, 6), (0.6, 12))  # (radius as a share of the ball's, samples): the core's colour
+_CORE_UNIT = np.concatenate([share * np.stack([np.cos(a), np.sin(a)], -1)
+                             for share, count in CORE_RINGS
+                             for a in [(np.arange(count) + 0.5) * 2 * np.pi / count]])  # (S, 2), in radii
+
+
+def sample_core(image: np.ndarray, centres: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """The picture's colours (n, S, 3) float32 at the core points of balls at ``centres`` (n, 2) of
+    ``radius`` (n,) px."""
+    cp = centres[:, None, :] + _CORE_UNIT[None, :, :] * np.asarray(radius, dtype=np.float64)[:, None, None]
+    return cv2.remap(image, cp[..., 0].astype(np.float32), cp[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BallFits:
+    """Fitted outlines of n candidates (arrays of length n)."""
+
+    centre: np.ndarray  # (n, 2) outline centre, px
+    radius: np.ndarray  # (n,) outline radius fitted freely, px
+    radius_pred: np.ndarray  # (n,) the radius the calibration predicts there, px
+    visible: np.ndarray  # (n,) share of the outline found
+    gap: np.ndarray  # (n,) the longest stretch of outline not found, as a share of the whole
+    contrast: np.ndarray  # (n,) median colour step at the edge, grey levels
+    rms: np.ndarray  # (n,) RMS distance of the edges kept from the fitted circle, px
+    stretch: np.ndarray  # (n,) how elongated the outline is: its second angular harmonic, px (motion blur)
+    core: np.ndarray  # (n, S, 3) float32 colours sampled in the core
+    core_score: np.ndarray  # (n,) median foreground score of the core
+
+
+def _sample_low(score: np.ndarray, pts_full: np.ndarray, scale: int) -> np.ndarray:
+    """Bilinear read of a low-res map at full-resolution points (..., 2)."""
+    shape = pts_full.shape[:-1]
+    q = ((pts_full + 0.5) / scale - 0.5).reshape(-1, shape[-1], 2)  # remap wants rows and columns under 32767
+    mx = np.ascontiguousarray(q[..., 0], dtype=np.float32)
+    my = np.ascontiguousarray(q[..., 1], dtype=np.float32)
+    out = cv2.remap(score, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    return out.reshape(shape)
+
+
+def _longest_gap(kept: np.ndarray) -> np.ndarray:
+    """Per row of ``kept`` (n, K) bool, around the circle: the longest run of False, as a share of K."""
+    n, k = kept.shape
+    if k == 0:
+        return np.ones(n)
+    run = np.zeros(n, int)
+    best = np.zeros(n, int)
+    for j in range(2 * k):  # twice round, so a run through the start is counted whole
+        run = np.where(kept[:, j % k], 0, run + 1)
+        best = np.maximum(best, run)
+    return np.minimum(best, k) / k
+
+
+def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray, n_rays: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pass 1: centres (n, 2) from the outermost foreground-to-cloth crossing on each ray; and the
+    share of rays that found one."""
+    n = len(centres)
+    m = 28
+    unit = ray_directions(n_rays)
+    frac = np.linspace(0.15, 1.9, m)
+    t = radius[:, None] * frac[None, :]  # (n, m)
+    pts = centres[:, None, None, :] + unit[None, :, None, :] * t[:, None, :, None]
+    s = _sample_low(score, pts, scale)  # (n, K, m)
+    fg = s >= 1.0
+    # outermost foreground sample whose outer neighbour is cloth
+    rev = fg[:, :, ::-1]
+    last = m - 1 - np.argmax(rev, axis=2)  # index of the outermost foreground sample
+    has = fg.any(axis=2) & ~fg[:, :, -1]
+    j = np.clip(last, 0, m - 2)
+    s0 = np.take_along_axis(s, j[..., None], 2)[..., 0]
+    s1 = np.take_along_axis(s, (j + 1)[..., None], 2)[..., 0]
+    a = np.clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
+    d = (frac[j] + a * (frac[1] - frac[0])) * radius[:, None]
+    edge = centres[:, None, :] + unit[None, :, :] * d[..., None]
+    w = has.astype(np.float64)
+    c, _, _, wf = fit_circles(edge, w, centres, radius, iterations=5, min_scale_px=0.5 * scale)
+    ok = w.sum(axis=1) >= 3
+    c = np.where(ok[:, None], c, centres)
+    return c, (wf > 0.2).mean(axis=1)
+
+
+def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray,
+              n_rays: int, min_contrast: float, packed: bool = False) -> BallFits:
+    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``.
+
+    ``packed``: the candidates sit in a cluster of touching balls (a rack), found by their circles'
+    edges: the coarse pass is skipped (there is no cloth round them to find an edge against) and an
+    edge counts whatever lies beyond it (the next ball)."""
+    n = len(centres)
+    if n == 0:
+        z = np.zeros(0)
+        return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
+    c1 = np.asarray(centres, dtype=np.float64) if packed else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)[0]
+    # ---- pass 2 on the full picture --------------------------------------------------------
+    w = 0.22 * radius + 0.6 * scale + 1.0
+    m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
+    rs = sample_rays(image, c1, radius - w, radius + w, n_rays, m)
+    pts, _, contrast = find_edges(rs, radius)
+    beyond = c1[:, None, :] + rs.unit[None, :, :] * (radius + w + 0.5 * scale)[:, None, None]
+    cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
+    w0 = ((contrast >= min_contrast) & cloth_beyond).astype(np.float64)
+    w0 *= np.clip(contrast / (2 * min_contrast), 0.25, 1.0)
+    c2, _, res, wf = fit_circles(pts, w0, c1, radius)
+    c3, r3, _, _ = fit_circles(pts, wf, c2, radius, free_radius=True, iterations=4)
+    r3 = np.where(np.isfinite(r3) & (r3 > 0), r3, radius)
+    kept = wf > 0.1
+    visible = kept.mean(axis=1)
+    gap = _longest_gap(kept)
+    rms = np.sqrt(np.sum(np.where(kept, res**2, 0.0), axis=1) / np.maximum(kept.sum(axis=1), 1))
+    angle = np.arctan2(rs.unit[:, 1], rs.unit[:, 0])
+    wk = np.where(kept, 1.0, 0.0)
+    harmonic = (wk * res) @ np.exp(2j * angle)  # an ellipse's outline: r(theta) = R + a cos 2(theta - phi)
+    stretch = 2.0 * np.abs(harmonic) / np.maximum(wk.sum(axis=1), 1.0)
+    med_contrast = masked_median(contrast, kept)
+    # ---- the core: colours for the class, foreground score to tell a ball from a ring ----
+    core = sample_core(image, c2, radius)
+    cp = c2[:, None, :] + _CORE_UNIT[None, :, :] * radius[:, None, None]
+    core_score = np.median(_sample_low(score, cp, scale), axis=1)
+    return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, stretch, core, core_score)

@@ -1,0 +1,80 @@
+"""Every threshold of the detector, with its unit and why one would change it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DetectorConfig"]
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorConfig:
+    """Settings of :class:`vision.Detector`. The defaults work on the rendered corpora and the real
+    clips alike; none is tuned to one table."""
+
+    # ---- the low-resolution search picture --------------------------------------------------
+    search_radius_px: float = 4.0
+    """A ball's radius (px) in the subsampled picture where candidates are searched. Smaller: faster,
+    but touching balls merge and thin cues vanish; larger: slower."""
+
+    # ---- the cloth background ----------------------------------------------------------------
+    chroma_tolerance: float = 0.12
+    """How far (relative to the cloth's own brightness) a pixel's colour may stray from the cloth's
+    before it is foreground. Raise for worn, patchy cloth; lower to see a ball close to the cloth's
+    colour (a green ball on green cloth)."""
+    noise_factor: float = 4.0
+    """The chroma tolerance is at least this many times the cloth's measured noise (low light makes
+    the picture noisy; a fixed tolerance would see balls everywhere)."""
+    shadow_darkest: float = 0.30
+    """Darkest a shadow makes the cloth (fraction of its lit brightness); darker is foreground (a black
+    ball). Lower it under a single strong lamp whose shadows are deep."""
+    brighter_than_cloth: float = 1.15
+    """Brighter than this (times the cloth) is foreground, whatever the hue (white balls, highlights)."""
+    cloth_rate: float = 0.05
+    """Per frame, how far the background moves towards a pixel that looks like cloth (slow light
+    changes). Higher follows faster lamps but also absorbs slowly rolling shadows."""
+    absorb_after_s: float = 8.0
+    """Something that is not a ball and has not moved for this long (chalk, a patch uncovered after an
+    arm lay on the table at the start) becomes background. A ball never does."""
+    max_foreground: float = 0.45
+    """Share of the table that may be foreground before the frame is declared unreadable (the camera
+    moved, a body hides the table)."""
+
+    # ---- candidates ------------------------------------------------------------------------------
+    min_cover: float = 0.45
+    """A candidate needs this share of a ball-sized box around it to be foreground."""
+
+    # ---- outline fit -----------------------------------------------------------------------------
+    n_rays: int = 32
+    """Rays per ball for the edge fit: more is steadier and slower."""
+    min_edge_contrast: float = 12.0
+    """Grey levels (Euclidean, BGR) that a colour step must have to count as a ball's edge. Raise for
+    noisy cameras."""
+    min_visible: float = 0.40
+    """Share of a ball's outline that must be found (consistent edges with cloth beyond) to report it
+    as seen. Below, the ball is too hidden to place: it is reported occluded if it was known there."""
+    radius_tolerance: float = 0.15
+    """A found outline's radius may differ from the predicted one by this fraction (the outline of
+    something else rarely fits). The prediction itself is corrected by the ratio measured on clearly
+    seen balls (a table's ball size or a calibration's focal length a little off)."""
+    max_edge_rms: float = 0.06
+    """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
+    a clean circle, two fingertips side by side are not."""
+    airborne_mm: float = 15.0
+    """A ball whose outline says it is this much above the cloth (mm) is reported airborne, if that is
+    also four times the height that ``radius_noise_px`` of outline radius means there."""
+    radius_noise_px: float = 0.12
+    """How well an outline's radius is measured (px, one standard deviation): measured at 0.05-0.1 px
+    on rendered balls. Larger: fewer false jumps, low jumps missed on small pictures of big tables."""
+
+    # ---- colour classes ----------------------------------------------------------------------------
+    min_class_prob: float = 0.90
+    """Below this probability for its best class a ball's label is "" (uncertain) rather than a guess."""
+    colour_memory: int = 300
+    """How many clearly seen balls a colour class remembers; older ones fade, so the classes follow the
+    room's light. Larger: steadier classes, slower to follow a change of lamp."""
+
+    # ---- pockets --------------------------------------------------------------------------------------
+    in_pocket_mm: float = 0.5
+    """A ball whose centre lies this many radii beyond the cushion line, inside a pocket's drop, is in
+    the pocket (a net pocket shows it), not on the table."""

@@ -1,0 +1,748 @@
+"""The detector: every ball (and pin) in every frame, named by colour and placed in table millimetres.
+
+Per frame (:meth:`Detector.detect`):
+
+1. the picture is shrunk so that a ball's radius is about ``search_radius_px`` (one ``cv2.resize``);
+   an exact repeat of the previous frame is reported as such, with no new work;
+2. the shrunk picture is compared with the one the current detections were made on: where nothing
+   has changed, the balls found there stand as they were (a ball at rest costs nothing); if nothing
+   changed at all, the frame costs the resize and the comparison;
+3. where something changed, the cloth background gives a foreground score (:mod:`vision.background`)
+   and ball candidates are the peaks of a centre-surround response on it (a ball-sized box mostly
+   foreground, its surround mostly not: a cue or an arm is foreground all round), plus the balls that
+   were there;
+4. each candidate's outline is fitted in two passes (:mod:`vision.balls`); a candidate is a ball when
+   enough of its outline is found, at the predicted radius, round a foreground core;
+5. the outline's centre becomes table millimetres through the calibration, with the outline's small
+   outward offset removed (:mod:`vision.geometry`); a larger than predicted outline means a ball in
+   the air, and how high;
+6. colour classes (:mod:`vision.colour`), pins (:mod:`vision.pins`), occluders (foreground left over
+   once the balls are taken out), balls that were there and are now under an occluder
+   (``OCCLUDED``), balls in a pocket's net (``IN_POCKET``);
+7. the background learns the cloth where nothing is.
+
+Every few seconds the whole table is examined afresh, whatever changed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import cv2
+import numpy as np
+
+from calibration.camera import Calibration
+from calibration.table import TableProfile
+from vision.background import ClothBackground
+from vision.balls import BallFits, fit_balls, sample_core
+from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
+from vision.config import DetectorConfig
+from vision.geometry import TableView
+from vision.pins import PinWatcher
+from vision.types import BallDetections, BallState, FrameDetections, PinDetections
+
+__all__ = ["Detector"]
+
+log = logging.getLogger(__name__)
+
+_REFRESH_S = 2.0  # seconds between examinations of the whole table
+_MAINTAIN_S = 0.5  # seconds between checks for uncovered cloth
+_CHANGE_GREY = 30  # grey levels (summed over the channels, shrunk picture) that count as a change, well above noise
+
+
+class Detector:
+    """Finds the balls and pins of ``profile``'s table in frames seen through ``calibration``.
+
+    Call :meth:`detect` on every frame, in order (it keeps the cloth background, the colour classes
+    and the balls it saw); call :meth:`recalibrate` when the camera has moved."""
+
+    def __init__(self, profile: TableProfile, calibration: Calibration, config: DetectorConfig | None = None):
+        self.profile = profile
+        self.cfg = config or DetectorConfig()
+        self.colours = ColourModel(profile, self.cfg)
+        self.classes = self.colours.classes
+        self.radius_scale = 1.0  # found / predicted outline radius, learnt on resting balls
+        self._class_scale = np.ones(len(self.classes))  # the same, per colour class
+        self._class_seen = np.zeros(len(self.classes))  # frames each class's scale was learnt from
+        self._scale_seen = 0  # frames the overall scale was learnt from
+        self._cal = calibration
+        self._view: TableView | None = None
+        self._bg: ClothBackground | None = None
+        self._pins: PinWatcher | None = None
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self._prev: FrameDetections | None = None
+        self._prev_low: np.ndarray | None = None
+        self._ref_low: np.ndarray | None = None  # the picture the standing detections were made on
+        self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
+        self._new_still = np.zeros(0, bool)
+        self._soft = np.zeros(0, bool)  # per ball of the previous frame: found as a blob, not by its outline
+        self._last_t: float | None = None
+        self._last_full_t = -math.inf
+        self._last_maintain_t = -math.inf
+        self._occ: list[tuple[np.ndarray, tuple[int, int, int, int]]] = []  # occluders, with their boxes
+
+    # ---- set-up ------------------------------------------------------------------------------
+    @property
+    def calibration(self) -> Calibration:
+        return self._cal
+
+    def recalibrate(self, calibration: Calibration) -> None:
+        """The camera moved (``calibration.monitor.CalibrationKeeper`` found the table again): follow
+        it with the background and the balls when the move is small, start afresh when it is not."""
+        old_view, old_bg, prev, old_pins = self._view, self._bg, self._prev, self._pins
+        self._cal = calibration
+        if old_view is None or old_bg is None or not old_bg.ready:
+            self._view = None
+            return
+        shift = float(np.abs(np.asarray(calibration.corners_px) - np.asarray(old_view.cal.corners_px)).max())
+        self._setup(calibration)
+        if old_pins is not None and self._pins is not None:
+            self._pins.inherit(old_pins)
+        small = shift <= 0.05 * max(calibration.image_size) and calibration.image_size == old_view.cal.image_size
+        if not small:
+            self._reset_state()
+            return
+        s = self._scale
+        corners_mm = np.array(self.profile.corners_mm, dtype=np.float64)
+        old_px = (old_view.cal.to_image_px(corners_mm) + 0.5) / s - 0.5
+        new_px = (calibration.to_image_px(corners_mm) + 0.5) / s - 0.5
+        old_bg.warp(cv2.getPerspectiveTransform(old_px.astype(np.float32), new_px.astype(np.float32)))
+        old_bg.roi, old_bg.roi_u8 = self._bg.roi, self._bg.roi_u8
+        self._bg = old_bg
+        if prev is not None and len(prev.balls):
+            from dataclasses import replace
+
+            sil, _, rad = self._view.outline(prev.balls.xy_mm, prev.balls.height_mm)
+            self._prev = replace(prev, balls=replace(prev.balls, xy_px=sil, radius_px=rad * self.radius_scale))
+        self._ref_low = None  # examine the whole table on the next frame
+
+    def _setup(self, cal: Calibration) -> None:
+        view = TableView(cal, self.profile)
+        w, h = cal.image_size
+        r = self.profile.ball_radius_mm
+        L, W = self.profile.length_mm, self.profile.width_mm
+        probe = np.array([[r, r], [L - r, r], [L - r, W - r], [r, W - r], [L / 2, W / 2]])
+        _, _, rad = view.outline(probe)
+        r_min = float(rad.min())
+        self._scale = max(1, int(r_min // self.cfg.search_radius_px))
+        s = self._scale
+        self._low_size = (max(1, w // s), max(1, h // s))
+        self._r_low = r_min / s
+        k = 2 * int(round(1.1 * self._r_low)) + 1  # peaks closer than ~1.1 radii are one ball
+        self._nms_disc = np.ones((k, k), np.uint8)  # a square: separable, so cheap
+        k = 2 * int(math.ceil(2.5 * self._r_low)) + 1  # a change reaches this far: the ball's shadow and neighbours
+        self._grow = np.ones((k, k), np.uint8)
+        self._ties = (np.random.default_rng(0).random((self._low_size[1], self._low_size[0])) * 1e-4).astype(np.float32)
+        self._view = view
+        roi = self._roi(view, self._low_size, s)
+        self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
+        self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
+        log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
+                  *self._low_size, r_min, float(rad.max()))
+
+    def _roi(self, view: TableView, size: tuple[int, int], s: int, cloth_only: bool = False) -> np.ndarray:
+        """Where a ball can be seen: the playing surface and the rails round it (a ball leaving the
+        table flies over them) and the pockets (or, with ``cloth_only``, the playing surface alone,
+        seen at the cloth's height)."""
+        p = self.profile
+        r = p.ball_radius_mm
+        m = 0.0 if cloth_only else max(1.3 * r, p.rail_width_mm)
+        L, W = p.length_mm, p.width_mm
+        n = 24
+        edge = np.concatenate([
+            np.c_[np.linspace(-m, L + m, n), np.full(n, -m)],
+            np.c_[np.full(n, L + m), np.linspace(-m, W + m, n)],
+            np.c_[np.linspace(L + m, -m, n), np.full(n, W + m)],
+            np.c_[np.full(n, -m), np.linspace(W + m, -m, n)],
+        ])
+        polys = [edge]
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        for pocket in () if cloth_only else p.pockets:
+            polys.append(np.asarray(pocket.xy_mm) + (pocket.radius_mm + r) * np.stack([np.cos(a), np.sin(a)], -1))
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        for poly in polys:
+            px = view.project(np.c_[poly, np.full(len(poly), 0.0 if cloth_only else r)])
+            cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        return mask.astype(bool)
+
+    # ---- per frame -------------------------------------------------------------------------------
+    def detect(self, image: np.ndarray, frame: int, t_s: float) -> FrameDetections:
+        """The balls, pins and occluders of one frame (a BGR uint8 picture of the calibrated size)."""
+        self._check_image(image)
+        if self._view is None:
+            self._setup(self._cal)
+        t_s = float(t_s)
+        s, bg, prev = self._scale, self._bg, self._prev
+        low = cv2.resize(image, self._low_size, interpolation=cv2.INTER_LINEAR) if s > 1 else image.copy()
+        if prev is not None and self._prev_low is not None and np.array_equal(low, self._prev_low):
+            return FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders, prev.valid, repeated=True)
+        self._prev_low = low
+        dt = 1.0 / 30.0 if self._last_t is None else max(1e-3, t_s - self._last_t)
+        self._last_t = t_s
+        if not bg.ready:
+            self._start_background(image, low)
+        full = self._ref_low is None or prev is None or not prev.valid or t_s - self._last_full_t >= _REFRESH_S
+        if full:
+            win = _Window.whole(bg.roi.shape)
+            region = bg.roi
+        else:
+            changed = ((_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi).astype(np.uint8)
+            box = cv2.boundingRect(changed)
+            if box[2] == 0:
+                pins = prev.pins
+                if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
+                    pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
+                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), pins, prev.occluders)
+                self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
+                return self._prev
+            # work only where the picture changed, and round it as far as a change can matter
+            win = _Window.around(box, self._grow.shape[0], bg.roi.shape)
+            region = np.zeros(bg.roi.shape, bool)
+            region[win.slices] = cv2.dilate(changed[win.slices], self._grow).astype(bool) & bg.roi[win.slices]
+        score = np.zeros(bg.roi.shape, np.float32)
+        score[win.slices] = bg.score(low, window=win.slices)
+        fg = score >= 1.0
+        share = float(np.count_nonzero(fg[win.slices])) / max(1, bg.roi_count)
+        if share > self.cfg.max_foreground:
+            log.debug("frame %d: %.0f %% of the table is foreground: not readable", frame, 100 * share)
+            self._prev = FrameDetections(frame, t_s, BallDetections.empty(frame, t_s, self.classes), valid=False)
+            self._ref_low = None
+            return self._prev
+        if full:
+            self._last_full_t = t_s
+        old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
+        old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
+        old_soft = self._soft if len(self._soft) == len(old) else np.zeros(len(old), bool)
+        # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
+        stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
+        again = ~stays
+        cand = self._candidates(fg[win.slices], region[win.slices], win)
+        cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
+        fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
+                         self.cfg.n_rays, self.cfg.min_edge_contrast)
+        keep = self._accept(fits)
+        strength = fits.visible + fits.contrast / 1000.0
+        kept = np.nonzero(keep)[0]
+        kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
+        carried = old[stays].at(frame, t_s)
+        if len(carried) and len(kept):  # a refitted ball that is one standing already is that one
+            d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
+            kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
+        new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
+        ends = _streak_ends(new)  # the two ends of a fast ball's streak, each fitted as a ball: the blob step takes it
+        if ends.any():
+            new, new_f, new_clear = new[~ends], new_f[~ends], new_clear[~ends]
+        left = (fg[win.slices] & ~self._discs(BallDetections.concat([carried, new]), 1.25, win)).astype(np.uint8)
+        if self._r_low >= 3:
+            left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        parts = _Parts(left, win)
+        packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
+                                                        np.concatenate([carried.xy_px, new.xy_px]))
+        blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s)
+        occ_mask = self._occluder_mask(parts)
+        new = BallDetections.concat([new, packed, blobs])
+        new_f = np.concatenate([new_f, packed_f, blob_f])
+        clear = np.concatenate([new_clear, packed_clear, blob_round])
+        new = self._learn_colours(new, new_f, clear, old)
+        seen = BallDetections.concat([carried, new])
+        hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
+        balls = BallDetections.concat([seen, hidden])
+        self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
+        self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
+                                     np.zeros(len(hidden), bool)])
+        self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
+        pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
+        self._last_score = score
+        # the balls and their shadows are never learnt as cloth; not a ball found only as a blob: what is
+        # cloth-like there (a patch uncovered, cloth taken for a green ball) must be learnt again
+        firm = balls[~self._soft]
+        protect = self._discs(firm, 2.2, win)
+        bg.update(low, score, protect, dt, window=win.slices)
+        if t_s - self._last_maintain_t >= _MAINTAIN_S:
+            self._last_maintain_t = t_s
+            bg.absorb_uncovered(low, score, self._discs(firm, 2.2))
+        # the reference picture moves on where it was examined (what was missed there is looked for
+        # again when it changes, or at the next examination of the whole table)
+        if self._ref_low is None:
+            self._ref_low = low.copy()
+        r = region[win.slices]
+        self._ref_low[win.slices][r] = low[win.slices][r]
+        self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
+        return self._prev
+
+    def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
+        """The colour classes learn from the balls just found: on the opening layout (most of the set
+        seen clearly at once) by EM, then from each ball seen clearly and at rest (in the same place
+        as a ball of the previous frame). Returns ``new`` with its classes read again after an
+        opening."""
+        from dataclasses import replace
+
+        self._new_still = _near(new.xy_px, old.xy_px[old.state != BallState.OCCLUDED], 0.25 * new.radius_px)
+        if not self.colours.opened and clear.sum() >= max(2, 0.75 * len(self.profile.balls)):
+            self.colours.open_layout(f[clear])
+            prob, label, _ = self.colours.classify(f)
+            new = replace(new, class_prob=prob, label=label)
+        learn = clear & self._new_still
+        self.colours.learn(f[learn], new.class_prob[learn])
+        return new
+
+    def _check_image(self, image: np.ndarray) -> None:
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            got = f"{image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
+            raise ValueError(f"the detector needs a BGR uint8 picture (h, w, 3), got a {got}")
+        w, h = self._cal.image_size
+        if image.shape[1] != w or image.shape[0] != h:
+            raise ValueError(f"the picture is {image.shape[1]}x{image.shape[0]} but the calibration was made for {w}x{h}: "
+                             "calibrate this video (cueref calibrate VIDEO --table ... --out CAL.json) and pass that")
+
+    def _radius_px(self, centres: np.ndarray) -> np.ndarray:
+        return self._view.radius_at_px(centres) if len(centres) else np.zeros(0)
+
+    def _low_px(self, xy_px: np.ndarray) -> np.ndarray:
+        """Full-resolution pixels (n, 2) -> integer pixels of the shrunk picture (n, 2), clipped."""
+        q = np.round((np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) + 0.5) / self._scale - 0.5).astype(int)
+        return np.clip(q, 0, np.array(self._low_size) - 1)
+
+    def _in_region(self, xy_px: np.ndarray, region: np.ndarray) -> np.ndarray:
+        q = self._low_px(xy_px)
+        return region[q[:, 1], q[:, 0]] if len(q) else np.zeros(0, bool)
+
+    def _discs(self, balls: BallDetections, grow: float, win: "_Window | None" = None) -> np.ndarray:
+        """The shrunk picture's pixels (bool) within ``grow`` radii of the balls' centres (in ``win``
+        only, when given)."""
+        return self._disc_mask(balls.xy_px, balls.radius_px, grow, win)
+
+    def _disc_mask(self, centres_px: np.ndarray, radii_px: np.ndarray, grow: float, win: "_Window | None" = None) -> np.ndarray:
+        win = win or _Window.whole(self._bg.roi.shape)
+        m = np.zeros(win.shape, np.uint8)
+        for (x, y), r in zip(self._low_px(centres_px) - win.origin, radii_px):
+            cv2.circle(m, (int(x), int(y)), int(math.ceil(grow * r / self._scale)), 1, -1)
+        return m.astype(bool)
+
+    def _start_background(self, image: np.ndarray, low: np.ndarray) -> None:
+        """The first background: the frame itself, with the balls found against a median-filtered
+        frame (the filter is wide enough that no ball, nor a rack of them, survives it) replaced by
+        the cloth around them. Only what fits a ball's outline, packed or alone, or is a ball-sized
+        blob of a ball's colour, is replaced: pockets, markings and cushion edges stay as they are."""
+        bg = self._bg
+        med = bg.median_estimate(low, balls_wide=10.0)
+        cloth = med[bg.cloth]
+        self.colours.start(np.median(cloth, axis=0) if len(cloth) else med.reshape(-1, 3).mean(axis=0))
+        s0 = bg.score(low, against=med, measure=False)
+        fg = s0 >= 1.0
+        bg.start(low)  # provisional, for the cloth's light round the balls below
+        whole = _Window.whole(bg.roi.shape)
+        # a ball the background takes in now is not seen until it moves: here, more candidates are
+        # worth their cost (once): circles found by their edges anywhere on the table, as well
+        cand = np.concatenate([self._candidates(fg, bg.roi, whole), self._circles(image, bg.roi)])
+        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
+        ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
+        ok[ok] &= np.isin(np.arange(ok.sum()), _nms(fits.centre[ok], fits.visible[ok], 1.2 * fits.radius_pred[ok]))
+        found = [(fits.centre[ok], fits.radius_pred[ok])]
+        parts = _Parts((fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8), whole)
+        packed = self._clusters(image, s0, parts, bg.roi, 0, 0.0, fits.centre[ok])[0]
+        blobs = self._blobs(image, parts, bg.roi, 0, 0.0)[0]
+        found += [(packed.xy_px, packed.radius_px), (blobs.xy_px, blobs.radius_px)]
+        hide = np.zeros(bg.roi.shape, bool)
+        for centres, radii in found:
+            hide |= self._disc_mask(centres, radii, 2.2)
+        bg.start(low, hide & bg.cloth, med)  # cushions stay as they are
+
+    def _circles(self, image: np.ndarray, roi: np.ndarray) -> np.ndarray:
+        """Ball-sized circles (n, 2) full-res px found by their edges (``cv2.HoughCircles``) in the
+        part of the picture that ``roi`` (shrunk picture) covers."""
+        x, y, w, h = cv2.boundingRect(roi.astype(np.uint8))
+        s = self._scale
+        x0, y0, x1, y1 = x * s, y * s, min(image.shape[1], (x + w) * s), min(image.shape[0], (y + h) * s)
+        r = self._r_low * s
+        circles = cv2.HoughCircles(cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), cv2.HOUGH_GRADIENT, dp=1,
+                                   minDist=1.5 * r, param1=80, param2=max(8.0, 0.8 * r), minRadius=int(0.8 * r),
+                                   maxRadius=int(math.ceil(1.4 * r)))
+        return np.zeros((0, 2)) if circles is None else circles[0][:, :2].astype(np.float64) + (x0, y0)
+
+    def _candidates(self, fg: np.ndarray, region: np.ndarray, win: "_Window") -> np.ndarray:
+        """Centres (n, 2), full-res px, of ball-sized foreground with a mostly clear surround, in
+        ``region`` of the shrunk picture (``fg`` and ``region`` are the window ``win`` of it)."""
+        r = self._r_low
+        f = fg.astype(np.float32)
+        k1 = 2 * int(round(0.7 * r)) + 1
+        k2 = 2 * int(round(1.1 * r)) + 1
+        k3 = 2 * int(round(1.6 * r)) + 1
+        inner = cv2.boxFilter(f, -1, (k1, k1))
+        mid = cv2.boxFilter(f, -1, (k2, k2), normalize=False)
+        outer = cv2.boxFilter(f, -1, (k3, k3), normalize=False)
+        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties[win.slices]  # ties broken: one peak per plateau
+        peak = region & (inner >= self.cfg.min_cover) & (resp >= 0.8 * self.cfg.min_cover) & (resp >= cv2.dilate(resp, self._nms_disc))
+        ys, xs = np.nonzero(peak)
+        return (np.c_[xs, ys].astype(np.float64) + win.origin + 0.5) * self._scale - 0.5
+
+    def _accept(self, fits: BallFits) -> np.ndarray:
+        """Which fitted outlines are balls: enough of a round outline at the predicted size, round a
+        foreground core. A ball seen all round may have a rougher outline and look a little smaller:
+        motion blur softens its edge along its path."""
+        cfg = self.cfg
+        ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
+        base = (fits.core_score >= 1.0) & (fits.contrast >= cfg.min_edge_contrast)  # a ring (a projected circle) is cloth inside
+        sharp = ((fits.visible >= cfg.min_visible) & (fits.gap <= 0.5) & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
+                 & (fits.rms <= cfg.max_edge_rms * fits.radius_pred + 0.4))
+        blurred = ((fits.visible >= 0.8) & (fits.gap <= 0.25) & (ratio >= 1.0 - 1.5 * cfg.radius_tolerance)
+                   & (ratio <= 1.0 + cfg.radius_tolerance) & (fits.rms <= 2.5 * cfg.max_edge_rms * fits.radius_pred + 0.4))
+        return base & (sharp | blurred)
+
+    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float, packed: bool = False
+                         ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Detections from the accepted fits ``idx``, with each one's colour features (n, 3) and
+        whether it was seen clearly (whole outline, on the cloth) for the colour classes to learn.
+        ``packed`` balls (in a cluster: their outlines meet their neighbours') are never airborne and
+        teach nothing about a ball's size."""
+        view, cfg = self._view, self.cfg
+        centre, radius, visible = fits.centre[idx], fits.radius[idx], fits.visible[idx]
+        q = self._low_px(centre)
+        f = self.colours.features(summarise_colours(fits.core[idx]), self._bg.light((q[:, 1], q[:, 0])))
+        prob, label, far = self.colours.classify(f)
+        # part of an outline, in a colour that is no class's: a fingertip, a knuckle, a sleeve's edge
+        ok = (far <= FOREIGN) | (visible >= 0.8)
+        idx, centre, radius, visible, f, prob, label = (a[ok] for a in (idx, centre, radius, visible, f, prob, label))
+        # the size a resting ball of this class shows here: the edge found depends a little on the
+        # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
+        k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
+        known = ((label != "") & (self._class_seen[k] >= 3)) | (self._scale_seen >= 3)
+        scale = np.where((label != "") & (self._class_seen[k] >= 3), self._class_scale[k], self.radius_scale)
+        lift = view.lift_from_radius(centre, radius / scale)
+        # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
+        noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
+        # (twice that until this class's resting size is known: nothing flies at the start of a clip);
+        # and the outline must be round: motion blur stretches it, and its edges come out wider
+        round_ = ((fits.stretch[idx] <= 0.02 * fits.radius_pred[idx] + 0.1)
+                  & (fits.rms[idx] <= 0.7 * (cfg.max_edge_rms * fits.radius_pred[idx] + 0.4)))
+        airborne = ((lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6) & round_
+                    & (not packed))
+        lift = np.where(airborne, lift, 0.0)
+        xy_mm = view.balls_to_table(centre, lift)
+        # in a pocket's mouth or net only with its whole outline seen: a part of the pocket's own dark drop
+        # is round too
+        whole = (visible >= 0.8) & (fits.gap[idx] <= 0.2)
+        in_pocket = self._in_pocket(xy_mm) & whole
+        # a resting ball's centre is a radius from the cushion: nearer the edge is a cushion's or pocket's edge
+        keep = (self._inside(xy_mm, 0.6, mouths=False) | (self._inside(xy_mm, 0.6) & whole)) | in_pocket | airborne
+        idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k = (
+            a[keep] for a in (idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k))
+        if len(idx) == 0:
+            return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
+        ratio = radius / fits.radius_pred[idx]
+        good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15) & (not packed)
+        if good.any():
+            rate = max(0.05, 1.0 / (1.0 + self._scale_seen))
+            self.radius_scale = float(np.clip(self.radius_scale + rate * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+            self._scale_seen += 1
+        for c in np.unique(k[good & (label != "")]):
+            r_c = float(np.median(ratio[good & (label != "") & (k == c)]))
+            rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
+            self._class_scale[c] = float(np.clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
+            self._class_seen[c] += 1
+        clear = (visible >= 0.8) & ~airborne & ~in_pocket
+        state = np.where(airborne, BallState.AIRBORNE, BallState.VISIBLE).astype(np.uint8)
+        state[in_pocket] = BallState.IN_POCKET
+        score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * cfg.min_edge_contrast), 0, 1), 0, 1)
+        return BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm, xy_px=centre,
+                              radius_px=radius, height_mm=lift, label=label, class_prob=prob,
+                              score=score.astype(np.float32), state=state), f, clear
+
+    def _inside(self, xy_mm: np.ndarray, radii: float, mouths: bool = True) -> np.ndarray:
+        """Whether ball centres lie where a ball can rest: on the playing surface or (with
+        ``mouths``) in a pocket's mouth, at least ``radii`` ball radii from every cushion nose (nearer
+        is the edge of a cushion or a pocket taken for a ball), and not over a bed hole (a ball there
+        has dropped)."""
+        p = self.profile
+        r = p.ball_radius_mm
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        ok = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
+        for pocket in p.pockets if mouths else ():
+            ok |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        for c in p.cushions:
+            a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
+            ab = b - a
+            t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+            ok &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
+        for hole in p.holes:
+            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
+        return ok
+
+    def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
+        p = self.profile
+        if not p.pockets or len(xy_mm) == 0:
+            return np.zeros(len(xy_mm), bool)
+        x, y = xy_mm[:, 0], xy_mm[:, 1]
+        beyond = np.maximum.reduce([-x, x - p.length_mm, -y, y - p.width_mm])
+        centres = np.array([q.xy_mm for q in p.pockets])
+        reach = np.array([q.radius_mm for q in p.pockets]) + p.ball_radius_mm
+        near = (np.linalg.norm(xy_mm[:, None, :] - centres[None], axis=2) <= reach[None]).any(axis=1)
+        return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
+
+    def _clusters(self, image: np.ndarray, score: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int,
+                  t_s: float, known_px: np.ndarray) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Balls packed together (a rack, a cluster after a kiss): a foreground blob of several balls
+        that no outline was fitted in, since no ray from a ball inside reaches cloth. Their circles
+        are found by their edges (``cv2.HoughCircles`` at the predicted radius, on the blob's part
+        of the full picture), then each is fitted as a packed ball and accepted as any ball is. The
+        blobs a packed ball was found in are marked used in ``parts``."""
+        s, r_low = self._scale, self._r_low
+        cand, comp_of = [], []
+        for i in parts.ids():
+            x0, y0, w, h = parts.box(i)
+            if parts.area(i) < 1.6 * math.pi * r_low**2 or not region[parts.centre_yx(i)] or parts.touches(i, self._roi_edge):
+                continue  # too small, not where anything changed, or coming in from beyond the table (a cue, an arm)
+            r = float(self._view.radius_at_px(((parts.centre(i)[None] + 0.5) * s - 0.5))[0]) * self.radius_scale
+            pad = int(math.ceil(r))
+            fx0, fy0 = max(0, x0 * s - pad), max(0, y0 * s - pad)
+            fx1, fy1 = min(image.shape[1], (x0 + w) * s + pad), min(image.shape[0], (y0 + h) * s + pad)
+            grey = cv2.cvtColor(image[fy0:fy1, fx0:fx1], cv2.COLOR_BGR2GRAY)
+            circles = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=1.5 * r, param1=80,
+                                       param2=max(8.0, 0.8 * r), minRadius=int(0.85 * r), maxRadius=int(math.ceil(1.15 * r)))
+            if circles is not None:
+                cand += [(x + fx0, y + fy0) for x, y, _ in circles[0]]
+                comp_of += [i] * len(circles[0])
+        if not cand:
+            return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
+        c = np.array(cand, dtype=np.float64)
+        fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
+                         self.cfg.min_edge_contrast, packed=True)
+        kept = np.nonzero(self._accept(fits))[0]
+        kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
+        kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
+        parts.use(np.asarray(comp_of)[kept])
+        return self._ball_detections(fits, kept, frame, t_s, packed=True)
+
+    def _blobs(self, image: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int, t_s: float
+               ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+        """Balls whose outline could not be fitted, found among the blobs of foreground left once the
+        fitted balls are taken out (``parts``); returns them, their colour features and which are
+        round (not streaks), and marks their blobs used.
+
+        * A ball too fast to keep a round outline: the exposure smears it into a stadium as wide as
+          the ball and longer by the distance travelled while the shutter was open. Its centre is
+          the blob's, where the ball was at mid-exposure (the frame's time); its colour is the ball's
+          mixed with the cloth's, and is unmixed (the ball covers a pixel on the streak's axis for
+          radius / smear of the exposure).
+        * A ball whose edge is too soft to fit (a green ball on green cloth: its dark limb is the
+          cloth's colour): a round blob, smaller than the ball, of a colour some class has.
+
+        Blobs in a colour no class has are left alone (they are occluders, or nothing)."""
+        s = self._scale
+        found = []
+        for i in parts.ids():
+            cx, cy = parts.centre(i)
+            if not region[parts.centre_yx(i)]:
+                continue
+            r = float(self._view.radius_at_px(((np.array([[cx, cy]]) + 0.5) * s - 0.5))[0]) * self.radius_scale / s
+            area = float(parts.area(i))
+            if not 0.35 * math.pi * r * r <= area <= math.pi * r * r + 20 * r * r:
+                continue
+            smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
+            m = cv2.moments(parts.mask(i), binaryImage=True)
+            c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+            minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
+            # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
+            # a soft ball's blob is a smaller disc; a streak must be longer than it is wide
+            streak = smear >= 0.3 * r
+            if streak and not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
+                continue
+            if not streak and not (0.35 * r <= minor and major <= 1.3 * minor):
+                continue
+            if parts.touches(i, self._roi_edge) or parts.beside_large(i, int(math.ceil(r)), 2.0 * math.pi * r * r):
+                continue  # it comes in from beyond the table, or it is a piece of an arm or a hand cut off by a cue
+            found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
+        empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
+        if not found:
+            return empty
+        a = np.array(found)
+        comp, centre, radius, smear = a[:, 0].astype(int), a[:, 1:3], a[:, 3], a[:, 4]
+        xy_mm = self._view.balls_to_table(centre)
+        q = self._low_px(centre)
+        cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
+        alpha = (1.0 / smear)[:, None]
+        core = summarise_colours(sample_core(image, centre, radius * 0.5))
+        f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
+        prob, label, far = self.colours.classify(f)
+        keep = self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN)
+        if not keep.any():
+            return empty
+        k = int(keep.sum())
+        balls = BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm[keep], xy_px=centre[keep],
+                               radius_px=radius[keep], height_mm=np.zeros(k), label=label[keep], class_prob=prob[keep],
+                               score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
+        parts.use(comp[keep])
+        return balls, f[keep], smear[keep] <= 1.0
+
+    def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, win: "_Window", frame: int,
+                t_s: float) -> BallDetections:
+        """Balls of the previous frame that stood still, are not seen now and whose place an occluder
+        covers: ``OCCLUDED``, where they were last seen (a moving ball's place is not known: the
+        tracker predicts it)."""
+        look = old.state != BallState.IN_POCKET
+        if len(seen) and look.any():
+            d = np.linalg.norm(old.xy_px[:, None, :] - seen.xy_px[None, :, :], axis=2)
+            look &= d.min(axis=1) > 0.8 * old.radius_px
+        covered = np.zeros(len(old), bool)
+        h, w = occ_mask.shape
+        for i in np.nonzero(look)[0]:
+            (x, y), rr = self._low_px(old.xy_px[i])[0] - win.origin, max(1, int(round(old.radius_px[i] / self._scale)))
+            under = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
+            covered[i] = under.size > 0 and under.mean() >= 0.3
+        from dataclasses import replace
+
+        sub = old[covered]
+        return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
+                       score=np.minimum(sub.score, 0.5).astype(np.float32))
+
+    def _occluder_mask(self, parts: "_Parts") -> np.ndarray:
+        """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
+        occluders."""
+        return parts.rest(0.6 * math.pi * self._r_low**2)
+
+    def _occluders(self, mask: np.ndarray, win: "_Window") -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
+        """Outlines of the occluders in table mm, at a ball centre's height (a ball whose centre is
+        inside one is hidden), each with its box in the shrunk picture (x0, y0, x1, y1)."""
+        if not mask.any():
+            return []
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out = []
+        for c in contours:
+            c = cv2.approxPolyDP(c, 1.0, True).reshape(-1, 2).astype(np.float64) + win.origin
+            if len(c) >= 3:
+                box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
+                out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
+        return out
+
+def _channel_sum(img: np.ndarray) -> np.ndarray:
+    """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""
+    return cv2.transform(img, np.ones((1, 3), np.float32))
+
+
+def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndarray:
+    """Indices of points kept by greedy non-maximum suppression (strongest first)."""
+    order = np.argsort(-strength, kind="stable")
+    kept: list[int] = []
+    for i in order:
+        if all(np.hypot(*(pts[i] - pts[j])) >= min(min_dist[i], min_dist[j]) for j in kept):
+            kept.append(int(i))
+    return np.array(kept, dtype=int)
+
+
+def _streak_ends(balls: BallDetections) -> np.ndarray:
+    """Detections that are the two ends of one smeared ball: pairs nearer than three radii whose
+    colours are both uncertain (the ball is mixed with the cloth along a streak; two touching balls
+    show their colours)."""
+    unsure = np.nonzero(balls.label == "")[0]
+    out = np.zeros(len(balls), bool)
+    if len(unsure) < 2:
+        return out
+    p = balls.xy_px[unsure]
+    d = np.linalg.norm(p[:, None] - p[None], axis=2)
+    close = (d < 3.0 * balls.radius_px[unsure][:, None]) & ~np.eye(len(unsure), dtype=bool)
+    out[unsure[close.any(axis=1)]] = True
+    return out
+
+
+def _near(pts: np.ndarray, others: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """For each point (n, 2): is one of ``others`` (m, 2) within ``within`` (n,) of it?"""
+    if len(pts) == 0 or len(others) == 0:
+        return np.zeros(len(pts), bool)
+    return np.linalg.norm(pts[:, None, :] - others[None, :, :], axis=2).min(axis=1) <= within
+
+
+def _join(cand: np.ndarray, more: np.ndarray, min_dist: float) -> np.ndarray:
+    """``cand`` (n, 2) plus the points of ``more`` (m, 2) not within ``min_dist`` of one of them."""
+    if len(more) == 0:
+        return cand
+    if len(cand) == 0:
+        return more.copy()
+    d = np.linalg.norm(more[:, None, :] - cand[None, :, :], axis=2)
+    return np.concatenate([cand, more[d.min(axis=1) > min_dist]])
+
+
+class _Window:
+    """A rectangle of the shrunk picture: where a frame's work is done."""
+
+    def __init__(self, y0: int, y1: int, x0: int, x1: int):
+        self.y0, self.y1, self.x0, self.x1 = y0, y1, x0, x1
+        self.slices = (slice(y0, y1), slice(x0, x1))
+        self.origin = np.array([x0, y0])
+        self.shape = (y1 - y0, x1 - x0)
+
+    @classmethod
+    def whole(cls, shape: tuple[int, int]) -> "_Window":
+        return cls(0, shape[0], 0, shape[1])
+
+    @classmethod
+    def around(cls, box: tuple[int, int, int, int], margin: int, shape: tuple[int, int]) -> "_Window":
+        """The box (x, y, w, h) grown by ``margin`` pixels, within the picture."""
+        x, y, w, h = box
+        return cls(max(0, y - margin), min(shape[0], y + h + margin), max(0, x - margin), min(shape[1], x + w + margin))
+
+    def overlaps(self, box: tuple[int, int, int, int]) -> bool:
+        x0, y0, x1, y1 = box
+        return x0 < self.x1 and self.x0 < x1 and y0 < self.y1 and self.y0 < y1
+
+
+class _Parts:
+    """The connected blobs of a window's leftover foreground, found once and shared by the cluster,
+    blob and occluder steps; each blob a step explains is marked used."""
+
+    def __init__(self, mask: np.ndarray, win: _Window):
+        self.n, self.lab, self.stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        self.win = win
+        self.cents = cents + win.origin  # in the shrunk picture
+        self.used = np.zeros(self.n, bool)
+        self.used[0] = True
+
+    def ids(self) -> list[int]:
+        return [i for i in range(1, self.n) if not self.used[i]]
+
+    def area(self, i: int) -> int:
+        return int(self.stats[i, cv2.CC_STAT_AREA])
+
+    def box(self, i: int) -> tuple[int, int, int, int]:
+        """(x, y, w, h) in the shrunk picture."""
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        return x + self.win.x0, y + self.win.y0, w, h
+
+    def centre(self, i: int) -> np.ndarray:
+        return self.cents[i]
+
+    def centre_yx(self, i: int) -> tuple[int, int]:
+        return int(round(self.cents[i][1])), int(round(self.cents[i][0]))
+
+    def mask(self, i: int) -> np.ndarray:
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        return (self.lab[y:y + h, x:x + w] == i).astype(np.uint8)
+
+    def touches(self, i: int, edge: np.ndarray) -> bool:
+        """Whether blob ``i`` reaches ``edge`` (bool, the whole shrunk picture)."""
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        e = edge[self.win.y0 + y:self.win.y0 + y + h, self.win.x0 + x:self.win.x0 + x + w]
+        return bool((e & (self.lab[y:y + h, x:x + w] == i)).any())
+
+    def beside_large(self, i: int, reach: int, area: float) -> bool:
+        """Whether another blob of at least ``area`` pixels lies within ``reach`` pixels of blob ``i``."""
+        big = np.nonzero(self.stats[:, cv2.CC_STAT_AREA] >= area)[0]
+        big = big[(big != i) & (big != 0)]
+        if len(big) == 0:
+            return False
+        x, y, w, h = (int(v) for v in self.stats[i, :4])
+        y0, x0 = max(0, y - reach), max(0, x - reach)
+        y1, x1 = min(self.lab.shape[0], y + h + reach), min(self.lab.shape[1], x + w + reach)
+        near = cv2.dilate((self.lab[y0:y1, x0:x1] == i).astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
+        return bool(np.isin(self.lab[y0:y1, x0:x1][near.astype(bool)], big).any())
+
+    def use(self, ids) -> None:
+        self.used[np.asarray(ids, dtype=int)] = True
+
+    def rest(self, min_area: float) -> np.ndarray:
+        """The blobs no step used, at least ``min_area`` pixels (uint8 mask of the window)."""
+        keep = ~self.used & (self.stats[:, cv2.CC_STAT_AREA] >= min_area)
+        return keep[self.lab].astype(np.uint8)

@@ -1,0 +1,158 @@
+"""Sub-pixel ball outlines: edges found along rays, and circles fitted to them.
+
+For each ball candidate, ``n_rays`` rays leave its estimated centre; along each the picture is read
+(one ``cv2.remap`` for every ray of every ball) from inside the ball to beyond its edge. The edge on a
+ray is where the colour changes fastest near where the edge is expected (the silhouette is sharp, a
+shadow's penumbra and a ball's shading are soft), located to a fraction of a pixel by a parabola
+through the gradient's peak. A
+circle is then fitted to the edge points by iteratively reweighted Gauss-Newton, with the radius the
+calibration predicts held fixed (three points of a short arc cannot pin a free radius down; a fixed
+one can) or left free (a jumping ball looks larger), Tukey's biweight discarding edges that belong to a
+touching ball, a cue or a hand.
+
+Everything is vectorised over balls and rays: the cost is a remap of a few thousand pixels and
+array arithmetic, whatever the number of balls. (A hand-written Gauss-Newton, not
+``scipy.optimize.least_squares``: the latter costs about a millisecond per call, per ball.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+__all__ = ["RaySamples", "sample_rays", "find_edges", "fit_circles", "masked_median", "ray_directions"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RaySamples:
+    """The picture read along rays: ``values`` (N, K, M, 3) float32 at distances ``t_px`` (N, M)
+    from the centres (N, 2) along directions ``unit`` (K, 2)."""
+
+    centres: np.ndarray
+    unit: np.ndarray
+    t_px: np.ndarray
+    values: np.ndarray
+
+
+def ray_directions(n_rays: int) -> np.ndarray:
+    a = (np.arange(n_rays) + 0.5) * (2 * np.pi / n_rays)
+    return np.stack([np.cos(a), np.sin(a)], -1)
+
+
+def sample_rays(image: np.ndarray, centres: np.ndarray, r_in: np.ndarray, r_out: np.ndarray,
+                n_rays: int, n_samples: int) -> RaySamples:
+    """Read ``image`` (H, W, 3) along ``n_rays`` rays from each centre (N, 2), at ``n_samples``
+    evenly spaced distances from ``r_in`` (N,) to ``r_out`` (N,) px (bilinear, border replicated)."""
+    n = len(centres)
+    unit = ray_directions(n_rays)
+    frac = np.linspace(0.0, 1.0, n_samples)
+    t = r_in[:, None] + (r_out - r_in)[:, None] * frac[None, :]  # (N, M)
+    pts = centres[:, None, None, :] + unit[None, :, None, :] * t[:, None, :, None]  # (N, K, M, 2)
+    mx = pts[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
+    my = pts[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
+    vals = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    vals = vals.reshape(n, n_rays, n_samples, -1).astype(np.float32)
+    return RaySamples(np.asarray(centres, dtype=np.float64), unit, t, vals)
+
+
+def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ball's edge on each ray: of the colour steps (peaks of the colour gradient) at least
+    ``min_share`` as strong as the ray's strongest, the one nearest the ``expected`` distance (n,) px.
+    The strongest alone would not do: a lamp's highlight, or the step from a green ball's lit face
+    to its dark limb, can be stronger than the silhouette against the cloth; a projected ring outside
+    a ball is a step too. The peak is located to a fraction of a sample by a parabola.
+
+    Returns ``points`` (n, K, 2) edge positions in the picture, ``dist`` (n, K) their distance from
+    the centre and ``contrast`` (n, K) the colour step across the edge (grey levels: the norm of the
+    difference of the colours 1.5 px inside and outside it)."""
+    v = rs.values
+    n, k, m, _ = v.shape
+    step = rs.t_px[:, 1] - rs.t_px[:, 0]
+    g = np.linalg.norm(v[:, :, 2:, :] - v[:, :, :-2, :], axis=-1)  # (n, K, m-2): peak at sample i + 1
+    gp = np.pad(g, ((0, 0), (0, 0), (1, 1)), constant_values=-1.0)
+    peak = (g >= gp[:, :, :-2]) & (g >= gp[:, :, 2:]) & (g >= min_share * g.max(axis=2, keepdims=True))
+    off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
+    i = np.argmin(np.where(peak, off_expected, np.inf), axis=2)
+    gi = np.take_along_axis(g, i[..., None], 2)[..., 0]
+    gl = np.take_along_axis(g, np.maximum(i - 1, 0)[..., None], 2)[..., 0]
+    gr = np.take_along_axis(g, np.minimum(i + 1, m - 3)[..., None], 2)[..., 0]
+    denom = gl - 2 * gi + gr
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.where(denom < -1e-6, 0.5 * (gl - gr) / denom, 0.0)
+    off = np.clip(off, -0.5, 0.5)
+    dist = rs.t_px[:, :1] + (i + 1 + off) * step[:, None]
+    points = rs.centres[:, None, :] + rs.unit[None, :, :] * dist[..., None]
+    d = np.maximum(1, np.round(1.5 / step)).astype(int)[:, None]
+    lo = np.clip(i + 1 - d, 0, m - 1)
+    hi = np.clip(i + 1 + d, 0, m - 1)
+    inside = np.take_along_axis(v, lo[..., None, None], 2)[:, :, 0, :]
+    outside = np.take_along_axis(v, hi[..., None, None], 2)[:, :, 0, :]
+    return points, dist, np.linalg.norm(inside - outside, axis=-1)
+
+
+def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, radii: np.ndarray,
+                free_radius: bool = False, iterations: int = 5, min_scale_px: float = 0.35
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Robust circle fits, one per ball: edge ``points`` (N, K, 2) with prior ``weights`` (N, K)
+    (0 drops a point), starting from ``centres`` (N, 2); the radius stays at ``radii`` (N,) unless
+    ``free_radius``.
+
+    Returns ``centres`` (N, 2), ``radii`` (N,), ``residual`` (N, K) signed distances of the points
+    from the fitted circles, and ``w`` (N, K) the final weights (prior times Tukey's biweight with a
+    scale of 4.7 robust standard deviations, at least ``min_scale_px``). The normal equations are
+    2 x 2 (or 3 x 3) per ball and solved in closed form, all balls at once."""
+    c = np.asarray(centres, dtype=np.float64).copy()
+    r = np.asarray(radii, dtype=np.float64).copy()
+    w0 = np.asarray(weights, dtype=np.float64)
+    w = w0
+    px, py = points[..., 0], points[..., 1]
+    res = np.zeros(w0.shape)
+    for it in range(iterations):
+        dx, dy = px - c[:, :1], py - c[:, 1:]
+        dist = np.sqrt(dx * dx + dy * dy)
+        inv = 1.0 / np.maximum(dist, 1e-9)
+        ux, uy = dx * inv, dy * inv
+        res = dist - r[:, None]
+        if it > 0:
+            z = res / (4.685 * _robust_scale(res, w0, min_scale_px))[:, None]
+            w = w0 * np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
+        wx, wy = w * ux, w * uy
+        a00, a01, a11 = (wx * ux).sum(1), (wx * uy).sum(1), (wy * uy).sum(1)
+        b0, b1 = (wx * res).sum(1), (wy * res).sum(1)
+        if free_radius:
+            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - dr
+            a02, a12, a22, b2 = wx.sum(1), wy.sum(1), w.sum(1), (w * res).sum(1)
+            m = np.stack([np.stack([a00, a01, a02], -1), np.stack([a01, a11, a12], -1), np.stack([a02, a12, a22], -1)], -2)
+            ok = np.abs(np.linalg.det(m)) > 1e-6
+            delta = np.zeros((len(c), 3))
+            if ok.any():
+                delta[ok] = np.linalg.solve(m[ok], np.stack([b0, b1, b2], -1)[ok][..., None])[..., 0]
+            r += delta[:, 2]
+        else:
+            det = a00 * a11 - a01 * a01
+            ok = det > 1e-6
+            det = np.where(ok, det, 1.0)
+            delta = np.where(ok[:, None], np.stack([(a11 * b0 - a01 * b1) / det, (a00 * b1 - a01 * b0) / det], -1), 0.0)
+        c += delta[:, :2]
+        if np.abs(delta).max(initial=0.0) < 1e-3:
+            break
+    dx, dy = px - c[:, :1], py - c[:, 1:]
+    res = np.sqrt(dx * dx + dy * dy) - r[:, None]
+    return c, r, res, w
+
+
+def masked_median(values: np.ndarray, mask: np.ndarray, default: float = 0.0) -> np.ndarray:
+    """Median of each row of ``values`` (n, K) over the entries where ``mask`` is True (``default``
+    for a row with none). Sorting K ~ 32 values per row is far cheaper than ``np.nanmedian``."""
+    a = np.sort(np.where(mask, values, np.inf), axis=1)
+    count = mask.sum(axis=1)
+    lo = np.take_along_axis(a, np.maximum((count - 1) // 2, 0)[:, None], 1)[:, 0]
+    hi = np.take_along_axis(a, np.maximum(count // 2, 0)[:, None], 1)[:, 0]
+    return np.where(count > 0, 0.5 * (lo + hi), default)
+
+
+def _robust_scale(res: np.ndarray, w: np.ndarray, floor: float) -> np.ndarray:
+    """1.4826 times the median absolute residual of the points with weight, per ball."""
+    return np.maximum(1.4826 * masked_median(np.abs(res), w > 0, floor), floor)

@@ -1,0 +1,155 @@
+"""What the calibration predicts about a ball's picture: where its silhouette lies and how large it is.
+
+Built on :class:`calibration.camera.Calibration`'s public data only (its cloth-plane homography, the
+camera centre above the table and the lens), :class:`TableView` is the full pinhole camera as one
+3 x 4 matrix: a table point ``(x, y, h)`` (``h`` up from the cloth) is seen where the ray from the
+camera centre ``C`` through it meets the cloth, ``p0 = C + (p - C) * C_h / (C_h - h)``, which in
+homogeneous coordinates is linear::
+
+    (x, y, h, 1) -> H^-1 @ [[C_h, 0, -C_x, 0], [0, C_h, -C_y, 0], [0, 0, -1, C_h]] @ (x, y, h, 1)
+
+(``H^-1`` maps table mm on the cloth to undistorted pixels). A sphere's outline under a projective
+camera is the conic whose dual is ``P Q* P^T`` (``Q*`` the sphere's dual quadric), so the outline of
+a ball anywhere on or above the table is known exactly: its centre lies slightly outwards of the
+projection of the ball's centre (by ``f tan(theta) (r / D)^2``, up to ~0.5 px near the corners of a
+1080p picture), and its size is the radius a detector should fit there. The outline is sampled,
+passed through the lens's distortion, and summarised as a centre and a mean radius in the picture.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from calibration.camera import Calibration
+from calibration.table import TableProfile
+
+__all__ = ["TableView"]
+
+_OUTLINE_SAMPLES = 16  # points on a ball's outline: the mean of 16 is the ellipse's centre to ~1e-3 px
+
+
+class TableView:
+    """The camera of one calibration, as a detector needs it (all methods vectorised).
+
+    ``radius_grid_px`` is the apparent radius of a resting ball over the picture on a coarse grid
+    (``grid_step_px`` apart), for sizing search windows without a projection per pixel."""
+
+    def __init__(self, calibration: Calibration, profile: TableProfile, grid_step_px: int = 32):
+        self.cal = calibration
+        self.profile = profile
+        self.r_mm = float(calibration.ball_radius_mm)
+        cx, cy, ch = (float(v) for v in calibration.camera_xyh_mm)
+        self.camera_xyh_mm = np.array([cx, cy, ch])
+        lift = np.array([[ch, 0.0, -cx, 0.0], [0.0, ch, -cy, 0.0], [0.0, 0.0, -1.0, ch]])
+        self.P = calibration.homography.inverse_matrix @ lift  # (x, y, h, 1) -> undistorted px, homogeneous
+        self.size = calibration.image_size
+        self._has_lens = bool(np.any(calibration.dist_coeffs))
+        w, h = self.size
+        self.grid_step_px = grid_step_px
+        gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
+        gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
+        grid = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 2)
+        xy = calibration.balls_to_table_mm(grid)
+        _, _, rad = self.outline(xy)
+        self.radius_grid_px = rad.reshape(len(gy), len(gx)).astype(np.float32)
+
+    # ---- projection --------------------------------------------------------------------------
+    def project(self, xyh_mm: np.ndarray) -> np.ndarray:
+        """Table points (N, 3) ``(x, y, h up)`` -> picture pixels (N, 2), with the lens's distortion."""
+        p = np.asarray(xyh_mm, dtype=np.float64).reshape(-1, 3)
+        q = np.c_[p, np.ones(len(p))] @ self.P.T
+        und = q[:, :2] / q[:, 2:3]
+        return self.cal.distort_px(und) if self._has_lens else und
+
+    def outline(self, xy_mm: np.ndarray, lift_mm: np.ndarray | float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For balls at ``xy_mm`` (N, 2) whose bottoms are ``lift_mm`` above the cloth: the centre of
+        each one's outline in the picture (N, 2), the picture of its centre (N, 2) and the outline's
+        mean radius (N,), all in distorted pixels."""
+        xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+        n = len(xy)
+        if n == 0:
+            return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
+        r = self.r_mm
+        s = np.c_[xy, np.broadcast_to(np.asarray(lift_mm, dtype=np.float64) + r, (n,))]  # (N, 3) centres
+        # dual quadric of each sphere: [[s s^T - r^2 I, s], [s^T, 1]]
+        q = np.zeros((n, 4, 4))
+        q[:, :3, :3] = s[:, :, None] * s[:, None, :] - r * r * np.eye(3)
+        q[:, :3, 3] = s
+        q[:, 3, :3] = s
+        q[:, 3, 3] = 1.0
+        dual = self.P @ q @ self.P.T  # (N, 3, 3) dual conic of each outline
+        centre = dual[:, :2, 2] / dual[:, 2:3, 2]
+        conic = np.linalg.inv(dual)
+        m = conic[:, :2, :2]
+        k = np.einsum("ni,nij,nj->n", centre, m, centre) - conic[:, 2, 2]  # (p - c)^T M (p - c) = k on the outline
+        lam, vec = np.linalg.eigh(m)
+        axes = np.sqrt(np.maximum(k[:, None] / lam, 0.0))  # (N, 2) semi-axes along vec's columns
+        t = np.linspace(0.0, 2 * math.pi, _OUTLINE_SAMPLES, endpoint=False)
+        unit = np.stack([np.cos(t), np.sin(t)], -1)  # (S, 2)
+        pts = centre[:, None, :] + np.einsum("nij,nsj->nsi", vec, unit[None, :, :] * axes[:, None, :])
+        proj = s @ self.P[:, :3].T + self.P[:, 3]
+        proj = proj[:, :2] / proj[:, 2:3]
+        if self._has_lens:
+            pts = self.cal.distort_px(pts.reshape(-1, 2)).reshape(n, _OUTLINE_SAMPLES, 2)
+            proj = self.cal.distort_px(proj)
+        sil = pts.mean(axis=1)
+        radius = np.linalg.norm(pts - sil[:, None, :], axis=2).mean(axis=1)
+        return sil, proj, radius
+
+    def radius_at_px(self, xy_px: np.ndarray) -> np.ndarray:
+        """Apparent radius (px) of a resting ball whose picture is centred at ``xy_px`` (N, 2),
+        interpolated from the coarse grid."""
+        p = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) / self.grid_step_px
+        g = self.radius_grid_px
+        x = np.clip(p[:, 0], 0, g.shape[1] - 1.001)
+        y = np.clip(p[:, 1], 0, g.shape[0] - 1.001)
+        x0, y0 = x.astype(int), y.astype(int)
+        fx, fy = x - x0, y - y0
+        top = g[y0, x0] * (1 - fx) + g[y0, x0 + 1] * fx
+        bottom = g[y0 + 1, x0] * (1 - fx) + g[y0 + 1, x0 + 1] * fx
+        return top * (1 - fy) + bottom * fy
+
+    def radius_map(self, size: tuple[int, int]) -> np.ndarray:
+        """The resting ball's apparent radius (full-resolution px) over a picture scaled to ``size``."""
+        return cv2.resize(self.radius_grid_px, size, interpolation=cv2.INTER_LINEAR)
+
+    # ---- from pixels to the table --------------------------------------------------------------
+    def balls_to_table(self, sil_px: np.ndarray, lift_mm: np.ndarray | float = 0.0, iterations: int = 2) -> np.ndarray:
+        """Table positions (N, 2) of balls whose outlines are centred at ``sil_px`` (N, 2) and whose
+        bottoms are ``lift_mm`` above the cloth: the outline's outward offset is removed (by fixed
+        point: it changes by far less than a pixel over a ball's width)."""
+        sil = np.asarray(sil_px, dtype=np.float64).reshape(-1, 2)
+        if len(sil) == 0:
+            return np.zeros((0, 2))
+        lift = np.broadcast_to(np.asarray(lift_mm, dtype=np.float64), (len(sil),))
+        xy = self._to_table(sil, lift)
+        for _ in range(iterations):
+            s, c, _ = self.outline(xy, lift)
+            xy = self._to_table(sil - (s - c), lift)
+        return xy
+
+    def _to_table(self, px: np.ndarray, lift: np.ndarray) -> np.ndarray:
+        """Picture pixels (N, 2) -> table mm of points at heights ``r + lift`` (N,)."""
+        p0 = self.cal.to_table_mm(px)
+        c = self.camera_xyh_mm
+        k = ((self.r_mm + lift) / c[2])[:, None]
+        return p0 + (c[None, :2] - p0) * k
+
+    def lift_from_radius(self, sil_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+        """How far above the cloth (mm, the ball's bottom) balls seen centred at ``sil_px`` with
+        outline radius ``radius_px`` are: the apparent size scales as one over the distance from the
+        camera, so a ball seen r' / r times larger than at rest is that much nearer along its ray."""
+        sil = np.asarray(sil_px, dtype=np.float64).reshape(-1, 2)
+        if len(sil) == 0:
+            return np.zeros(0)
+        rest = self.radius_at_px(sil)
+        c = self.camera_xyh_mm
+        xy_rest = self._to_table(sil, np.zeros(len(sil)))
+        d_rest = np.sqrt(np.sum((xy_rest - c[:2]) ** 2, axis=1) + (c[2] - self.r_mm) ** 2)
+        d = d_rest * rest / np.maximum(np.asarray(radius_px, dtype=np.float64), 1e-6)
+        # the centre slides along its ray towards the camera: height goes as the distance
+        centre_h = c[2] - (c[2] - self.r_mm) * d / d_rest
+        return centre_h - self.r_mm
