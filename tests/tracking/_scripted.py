@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from calibration.table import TableProfile
@@ -125,8 +126,9 @@ def detections(scene: Scene, profile: TableProfile, fps: float, t_end: float, no
 
 
 def _inside(poly: np.ndarray, xy: np.ndarray, grow: float) -> bool:
-    lo, hi = poly.min(axis=0) - grow, poly.max(axis=0) + grow
-    return bool(np.all(xy >= lo) and np.all(xy <= hi))
+    """Whether ``xy`` lies inside the polygon or within ``grow`` of its outline."""
+    d = cv2.pointPolygonTest(poly.astype(np.float32).reshape(-1, 1, 2), (float(xy[0]), float(xy[1])), True)
+    return d >= -grow
 
 
 def ficha_rack(profile: TableProfile) -> dict[str, tuple[float, float]]:

@@ -1,0 +1,63 @@
+"""Balls that move with nothing to explain it, and the episodes that are no shot at all.
+
+A ball at rest that starts to move with no strike, no ball reaching it and no cushion is touched
+(ficha 5.5, 5.6; bar billiards 3b g): by a hand, a sleeve, the cue. When a cue-shaped occluder's
+tip was at it, it is the cue touching it (``cue_contact``); otherwise ``ball_touched``. When the
+first ball of an episode moves without the cue near it and slower than a strike, the episode is a
+touch, not a shot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracking.events import BallTouched, CueContact
+from tracking.infer.shot import BallMotion, ShotContext
+
+__all__ = ["infer_touched", "is_strike"]
+
+
+def _start_speed(m: BallMotion) -> float:
+    if not m.pieces:
+        return 0.0
+    p = m.pieces[0]
+    return float(np.linalg.norm(p.velocity(p.t_first)))
+
+
+def is_strike(ctx: ShotContext, m: BallMotion) -> tuple[bool, float]:
+    """Whether the first ball of an episode was struck by the cue, and how sure that is."""
+    cfg = ctx.config
+    assert m.r0 is not None and m.t_start is not None
+    near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
+    speed = _start_speed(m)
+    if cue:
+        return True, 1.0
+    if speed >= cfg.strike_speed_mm_s:
+        return True, 0.9 if near else 0.8
+    if near:
+        return False, 0.8  # a slow push with a hand or an arm near: a touch
+    return speed >= cfg.touch_speed_mm_s, 0.6
+
+
+def infer_touched(ctx: ShotContext) -> list[BallTouched | CueContact]:
+    cfg = ctx.config
+    out: list[BallTouched | CueContact] = []
+    for m in ctx.moving():
+        if m.i == ctx.striker or m.cause is not None or m.r0 is None or m.t_start is None or m.nudged:
+            continue  # a nudge nothing explains is more likely the noise than a hand
+        near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        # a ball whose start no contact explained, but that some moving ball came near: more likely a
+        # contact seen badly than a touch; say so with a low confidence
+        close = any(
+            o.moved and o is not m and o.t_start is not None and o.t_start <= m.t_start
+            and (lambda p: p is not None and np.linalg.norm(p - m.r0) < 2 * ctx.R + 4 * cfg.contact_tol_mm)(o.at(m.t_start))
+            for o in ctx.motions
+        )
+        conf = 0.5 if close else (0.9 if near else 0.7)
+        m.cause = "cue" if cue else "hand"
+        xy = (float(m.r0[0]), float(m.r0[1]))
+        if cue:
+            out.append(CueContact(t_s=m.t_start, ball=m.id, xy_mm=xy, confidence=conf))
+        else:
+            out.append(BallTouched(t_s=m.t_start, ball=m.id, xy_mm=xy, confidence=conf))
+    return out
