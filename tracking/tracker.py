@@ -54,6 +54,7 @@ class TrackerConfig:
     accel_moving_mm_s2: float = 2500.0  # of a moving ball: cloth friction is 0.1-0.2 g; spin bends paths after contacts
     rest_speed_mm_s: float = 30.0  # slower than this a ball is filtered as at rest
     gate_chi2: float = 16.0  # Mahalanobis gate of the first pass (2 degrees of freedom: 16 keeps 99.97 % of true matches)
+    miss_cost: float = 4.0  # first-pass cost added to a track missed in all of its last 8 frames (in proportion)
     robust_chi2: float = 6.0  # a measurement further out than this (Mahalanobis) is down-weighted in proportion
     max_speed_mm_s: float = 9000.0  # the fastest ball (a hard break is about 8 m/s): how far the second pass looks
     class_floor: float = 0.02  # lowest class probability in the class cost: one wrong label never forbids a match
@@ -259,7 +260,8 @@ class BallTracker:
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
         # vision's class columns -> our class indices
         columns = np.array([list(b.classes).index(c) if c in b.classes else -1 for c in self.classes])
-        named = [tr for tr in self.tracks if tr.ball >= 0]
+        # a ball seen in a pocket's net is off the table: it comes back only as a new ball, by hand
+        named = [tr for tr in self.tracks if tr.ball >= 0 and tr.state != TrackState.IN_POCKET]
         cands = [tr for tr in self.tracks if tr.ball < 0]
         free = np.ones(len(meas), dtype=bool)
         matched: dict[int, tuple[int, int]] = {}  # track -> (detection, hypothesis: 0 straight, k>0 collision k, -1 reach pass)
@@ -287,12 +289,14 @@ class BallTracker:
             for r, tr in enumerate(group):
                 S = tr.kf.P[np.ix_([0, 2], [0, 2])] + np.eye(2) * self._noise(np.array([np.linalg.norm(tr.v)]))[0] ** 2
                 reach = self._reach(tr, t)
+                # a track missed in most recent frames bids less (the score of a track that lost its ball)
+                miss = cfg.miss_cost * (1.0 - tr.hit_count(8) / 8.0)
                 for k, (xy, extra) in enumerate([(tr.xy, 0.0)] + [(h[0], h[1]) for h in tr.hyp]):
                     Sh = S + np.eye(2) * extra ** 2
                     d = z - xy
                     d2 = np.einsum("ni,ij,nj->n", d, np.linalg.inv(Sh), d)
                     ok = (d2 <= cfg.gate_chi2) & (np.hypot(d[:, 0], d[:, 1]) <= reach)
-                    c = np.where(ok, d2 + math.log(np.linalg.det(Sh)), np.inf)
+                    c = np.where(ok, d2 + math.log(np.linalg.det(Sh)) + miss, np.inf)
                     better = c < m1[r]
                     m1[r, better], h1[r, better] = c[better], k
             run_pass(group, m1 + ccost, h1)
@@ -306,7 +310,9 @@ class BallTracker:
                 dist = np.linalg.norm(z[None, :, :] - np.array([tr.xy for tr in sub])[:, None, :], axis=2)
                 cost2 = dist / self.R + ccost[left]
                 # a jump is only believed of the right colour (vision's probability of the track's class)
-                cost2[(dist > reach[:, None]) | (ccost[left] > cfg.class_weight * -math.log(cfg.jump_min_prob))] = np.inf
+                # (an uncertain label, as vision gives a half-hidden or blurred ball, forbids nothing)
+                wrong = (ccost[left] > cfg.class_weight * -math.log(cfg.jump_min_prob)) & (b.label[meas] != UNCERTAIN)[None, :]
+                cost2[(dist > reach[:, None]) | wrong] = np.inf
                 run_pass(sub, cost2, None)
         # update the matched tracks
         for tr in self.tracks:
@@ -387,19 +393,38 @@ class BallTracker:
         net, or simply missed."""
         b = dets.balls
         hidden_xy = b.xy_mm[keep & (b.state == BallState.OCCLUDED)]
-        pocket_xy = b.xy_mm[keep & (b.state == BallState.IN_POCKET)]
+        in_net = np.flatnonzero(keep & (b.state == BallState.IN_POCKET))
+        pocket_xy = b.xy_mm[in_net]
         pocket_used = np.zeros(len(pocket_xy), dtype=bool)
+        columns = np.array([list(b.classes).index(c) if c in b.classes else -1 for c in self.classes])
+
+        def claim(tr: _Track, reach: float) -> bool:
+            """Give ``tr`` the nearest free in-net sighting of its colour within ``reach``."""
+            if not len(pocket_xy):
+                return False
+            d = np.linalg.norm(pocket_xy - tr.xy, axis=1)
+            d[pocket_used] = np.inf
+            col = columns[self._class_of_ball[tr.ball]]
+            if col >= 0:
+                other = (b.label[in_net] != UNCERTAIN) & (b.class_prob[in_net, col] < self.config.jump_min_prob)
+                d[other] = np.inf
+            k = int(np.argmin(d))
+            if d[k] >= reach:
+                return False
+            pocket_used[k] = True
+            return True
+
+        # balls already seen in a net keep their sightings first
+        for tr in self.tracks:
+            if tr.ball >= 0 and tr.state == TrackState.IN_POCKET:
+                claim(tr, 6 * self.R)
         for tr in self.tracks:
             if tr.hits & 1:
                 continue
             xy = tr.xy
-            if tr.ball >= 0 and len(pocket_xy) and tr.state != TrackState.IN_POCKET:
-                d = np.linalg.norm(pocket_xy - xy, axis=1)
-                d[pocket_used] = np.inf
-                k = int(np.argmin(d))
-                reach = 4 * self.R + float(np.linalg.norm(tr.v)) * max(t - tr.last_seen_t, 0.0)
-                if d[k] < reach:
-                    pocket_used[k] = True
+            # a ball drops moving: one missed at rest in the jaws is not in the net
+            if tr.ball >= 0 and tr.moving and tr.state != TrackState.IN_POCKET:
+                if claim(tr, 4 * self.R + float(np.linalg.norm(tr.v)) * max(t - tr.last_seen_t, 0.0)):
                     tr.state = TrackState.IN_POCKET
                     self.lost_t[tr.ball], self.lost_in_pocket[tr.ball] = tr.last_seen_t, True
                     continue
@@ -445,6 +470,8 @@ class BallTracker:
                     self._give(tr, ball)
             ready = [tr for tr in ready if tr.ball < 0]
         for tr in sorted(ready, key=lambda x: x.first_t):
+            if self._merge(tr):
+                continue
             order = np.argsort(-tr.logp)
             for cls in order[:2]:
                 # the second most likely colour only when it is not much less likely than the first
@@ -454,6 +481,22 @@ class BallTracker:
                 if free:
                     self._give(tr, free[0])
                     break
+
+    def _merge(self, tr: _Track) -> bool:
+        """A new ball found where a named ball of its colour is, hidden or missed: it is that ball (its
+        measurements strayed out of the gate, under a hand or an arm); the named track takes over the
+        candidate's filter."""
+        cls = int(np.argmax(tr.logp))
+        for other in self.tracks:
+            if other.ball < 0 or other.hits & 1 or other.state == TrackState.IN_POCKET:
+                continue
+            if self._class_of_ball[other.ball] == cls and np.linalg.norm(other.xy - tr.xy) < 2 * self.R:
+                other.kf, other.hits, other.z, other.state = tr.kf, tr.hits, tr.z, tr.state
+                other.last_seen_t, other.seen_xy, other.moving = tr.last_seen_t, tr.seen_xy, tr.moving
+                other.left_cloth = False
+                tr.ball = -2  # retired with the others below
+                return True
+        return False
 
     def _layout_key(self, tr: _Track) -> tuple[float, float]:
         """Rack order: balls against an end cushion first (ficha 3.2: two at the end, then the sides),
@@ -480,6 +523,13 @@ class BallTracker:
                 gone = t - tr.last_seen_t > cfg.coast_s
             if gone:
                 out.append(tr)
+        # two named balls of one colour in one place: one of them is a stale copy (the one seen longer ago)
+        named = [tr for tr in self.tracks if tr.ball >= 0 and tr.state != TrackState.IN_POCKET and tr not in out]
+        for a, b in itertools.combinations(named, 2):
+            if self._class_of_ball[a.ball] == self._class_of_ball[b.ball] and np.linalg.norm(a.xy - b.xy) < self.R:
+                stale = a if a.last_seen_t < b.last_seen_t else b
+                if stale not in out:
+                    out.append(stale)
         for tr in out:
             self.tracks.remove(tr)
             if tr.ball >= 0:

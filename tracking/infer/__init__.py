@@ -35,6 +35,7 @@ from tracking.infer.contact import contact_events, infer_contacts
 from tracking.infer.cushion import infer_cushions
 from tracking.infer.double_hit import infer_double_hit
 from tracking.infer.frozen import frozen_pushes
+from tracking.infer.hand import removed_in_shot
 from tracking.infer.jump import infer_jumps
 from tracking.infer.off_table import infer_off_table
 from tracking.infer.pin import infer_pins
@@ -56,6 +57,7 @@ class InferConfig:
     # rest and motion
     sigma_rest_mm: float = 1.5  # a ball's position noise at rest when too few frames tell it
     blur_s: float = 0.001  # the noise grows by this times the speed (motion blur)
+    covered_doubt: float = 3.0  # the noise of a ball an occluder partly covers, in multiples of its noise
     move_mm: float = 4.0  # a ball this far from its rest place (and 4 of its noise) in three frames running has moved
     nudge_mm: float = 2.5  # a ball whose place at rest changed by more than this was moved, if only a little
     rest_samples: int = 10  # measurements averaged for a place at rest
@@ -98,6 +100,7 @@ class InferConfig:
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
     touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
     double_hit_window_s: float = 0.2  # the cue touching the struck ball again this soon is a double hit
+    touch_min_mm: float = 10.0  # a ball must move at least this far, with nothing to explain it, to be called touched
     place_settle_s: float = 0.3  # a ball put down must rest this long before it counts as placed
     startup_s: float = 1.0  # balls first seen this soon after the first readable frame were already there
 
@@ -128,6 +131,9 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     events += pots
     off, gone = infer_off_table(ctx, potted)
     events += off
+    removed, lifted = removed_in_shot(ctx, potted | gone)
+    events += removed
+    gone |= lifted
     if strike:
         events += infer_pins(ctx)
         events += infer_double_hit(ctx)
@@ -139,7 +145,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         events.append(_at_rest(ctx, t_end, potted | gone))
     # every event within the shot, in time order (ties keep the order above: the strike first)
     lo = ctx.t_strike
-    events = [_clamp(e, lo, t_end) for e in events]
+    events = [e if isinstance(e, BallRemoved) else _clamp(e, lo, t_end) for e in events]
     events.sort(key=lambda e: (e.t_s, 0 if isinstance(e, ShotStart) else 2 if isinstance(e, AtRest) else 1))
     return events
 

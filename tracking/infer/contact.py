@@ -131,6 +131,10 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             c = Contact(a.i, b.i, t_c, xy, conf, closing)
             if best is None or score < best[0]:
                 best = (score, c)
+        # a ball struck so soon after it left its place that no piece of its motion before the
+        # contact could be fitted: b lies in its line of fire, within the way it could have gone
+        if best is None:
+            best = _line_of_fire(ctx, b)
         # a chain: a ball at rest touching b that was itself hit at that moment
         for c_old in list(contacts):
             if best is not None:
@@ -195,6 +199,37 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 break
     contacts.sort(key=lambda c: c.t)
     return contacts
+
+
+def _line_of_fire(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | None:
+    """A moving ball ``a`` whose first measured step from its rest place points at ``b`` (b within a
+    ball width of that ray, ahead of it, reachable at the speed of that step by the time b left)."""
+    cfg = ctx.config
+    best = None
+    for a in ctx.motions:
+        if a is b or not a.moved or a.t_start is None or a.r0 is None or len(a.zs) == 0 or a.t_start > b.t_start:
+            continue
+        step = a.zs[0] - a.r0
+        travel = float(np.linalg.norm(step))
+        if travel < 1e-6:
+            continue
+        u = step / travel
+        rel = b.r0 - a.r0
+        ahead = float(rel @ u)
+        off = abs(float(rel @ np.array([-u[1], u[0]])))
+        speed = travel / max(float(a.ts[0]) - a.t_start, 1e-3)
+        if ahead <= 0 or off > 2 * ctx.R + cfg.contact_tol_mm:
+            continue
+        # the centre distance 2R is reached ``reach`` along the ray
+        reach = ahead - np.sqrt(max((2 * ctx.R) ** 2 - off ** 2, 0.0))
+        if reach > speed * (b.t_start - a.t_start) + 3 * cfg.contact_tol_mm + 2.0 * ctx.dt * speed:
+            continue
+        pa = a.r0 + u * reach
+        n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
+        c = Contact(a.i, b.i, b.t_start, b.r0 - n * ctx.R, 0.75, speed)
+        if best is None or reach < best[0]:
+            best = (reach, c)
+    return best
 
 
 def _explain_kinks(m: BallMotion, t: float, dt: float) -> None:

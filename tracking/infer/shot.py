@@ -190,20 +190,28 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
         return m
     m.k_last = int(ks[-1])
     m.end_state = int(state[-1])
-    # where it rested first: the median of its first measurements (the pre-roll)
-    head = ks[: max(3, min(len(ks), cfg.rest_samples))]
+    # a measurement of a ball an occluder half covers is off by more than the noise (its visible part
+    # is not centred): such samples count for less everywhere below
+    doubt = np.ones(len(frames.t))
+    R = geometry.R
+    for k in ks:
+        if frames.occluders[k] and any(polygon_distance(p, z[k][None])[0] < R for p in frames.occluders[k]):
+            doubt[k] = cfg.covered_doubt
+    # where it rested first: the median of its first clear measurements (the pre-roll)
+    clear = ks[doubt[ks] == 1.0]
+    head = (clear if len(clear) >= 3 else ks)[: max(3, min(len(ks), cfg.rest_samples))]
     r0 = _robust_centre(z[head])
     spread = np.linalg.norm(z[head] - r0, axis=1)
     # the median distance of 2-D Gaussian noise from its centre is 1.1774 sigma (Rayleigh)
     m.sigma0 = float(np.clip(np.median(spread) / 1.1774, 0.4, 4.0)) if len(head) >= 3 else cfg.sigma_rest_mm
     m.r0 = r0
     tol = max(cfg.move_mm, 4.0 * max(m.sigma0, 0.8))
-    off = np.linalg.norm(z[ks] - r0, axis=1) > tol
+    off = np.linalg.norm(z[ks] - r0, axis=1) > tol * doubt[ks]
     # the first measurement off the rest place, confirmed by the next two (noise alone almost never
     # throws three in a row that far)
     first = None
-    for j in range(len(ks)):
-        if off[j] and all(off[j + 1: j + 3]):
+    for j in range(len(ks) - 2):
+        if off[j] and off[j + 1] and off[j + 2]:
             first = j
             break
     if first is None:
@@ -220,7 +228,7 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     # where it ended: the run of last measurements that stay near the very last ones, if it is on the
     # table at the end (a ball still creeping has no such run yet)
     last_med = _robust_centre(z[ks[-3:]])
-    near_end = np.linalg.norm(z[ks] - last_med, axis=1) <= tol
+    near_end = np.linalg.norm(z[ks] - last_med, axis=1) <= tol * doubt[ks]
     run = 0
     while run < len(ks) - first - 1 and near_end[len(ks) - 1 - run]:
         run += 1
@@ -237,7 +245,7 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     m.ts = frames.t[sel]
     m.zs = z[sel]
     speed = np.linalg.norm(np.nan_to_num(frames.v[sel, i]), axis=1)
-    sigma = np.hypot(m.sigma0, cfg.blur_s * speed)
+    sigma = np.hypot(m.sigma0, cfg.blur_s * speed) * doubt[sel]
     if len(sel) >= 2:
         pen = cfg.piece_penalty + cfg.piece_penalty_log * math.log(len(sel))
         m.pieces = segment(m.ts, m.zs, sigma, pen)

@@ -24,6 +24,13 @@ def _start_speed(m: BallMotion) -> float:
     return float(np.linalg.norm(p.velocity(p.t_first)))
 
 
+def _travel(m: BallMotion) -> float:
+    """How far the ball got from where it rested (its furthest measured place)."""
+    if m.r0 is None or len(m.zs) == 0:
+        return 0.0
+    return float(np.max(np.linalg.norm(m.zs - m.r0, axis=1)))
+
+
 def is_strike(ctx: ShotContext, m: BallMotion) -> tuple[bool, float]:
     """Whether the first ball of an episode was struck by the cue, and how sure that is."""
     cfg = ctx.config
@@ -45,6 +52,8 @@ def infer_touched(ctx: ShotContext) -> list[BallTouched | CueContact]:
     for m in ctx.moving():
         if m.i == ctx.striker or m.cause is not None or m.r0 is None or m.t_start is None or m.nudged:
             continue  # a nudge nothing explains is more likely the noise than a hand
+        if _travel(m) < cfg.touch_min_mm:
+            continue  # too little to call a foul on: most likely the tracks' noise
         near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
         # a ball whose start no contact explained, but that some moving ball came near: more likely a
         # contact seen badly than a touch; say so with a low confidence
