@@ -12,6 +12,8 @@ sliding one by 0.2 g, so the tracker picks the acceleration by the ball's mode.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from filterpy.common import Q_discrete_white_noise
 from filterpy.kalman import KalmanFilter
@@ -22,14 +24,24 @@ __all__ = ["H", "transition", "process_noise", "ball_filter", "reflect"]
 H = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])  # we measure position: x and y
 
 
+@lru_cache(maxsize=64)
 def transition(dt_s: float) -> np.ndarray:
-    """F for a step of ``dt_s`` seconds: x += vx dt, y += vy dt."""
-    return block_diag(*[np.array([[1.0, dt_s], [0.0, 1.0]])] * 2)
+    """F for a step of ``dt_s`` seconds: x += vx dt, y += vy dt (read-only; cached per step)."""
+    F = block_diag(*[np.array([[1.0, dt_s], [0.0, 1.0]])] * 2)
+    F.setflags(write=False)
+    return F
+
+
+@lru_cache(maxsize=64)
+def _unit_noise(dt_s: float) -> np.ndarray:
+    Q = Q_discrete_white_noise(dim=2, dt=dt_s, var=1.0, block_size=2)
+    Q.setflags(write=False)
+    return Q
 
 
 def process_noise(dt_s: float, accel_mm_s2: float) -> np.ndarray:
     """Q of a white acceleration of standard deviation ``accel_mm_s2`` held over the step."""
-    return Q_discrete_white_noise(dim=2, dt=dt_s, var=accel_mm_s2 ** 2, block_size=2)
+    return _unit_noise(dt_s) * accel_mm_s2 ** 2
 
 
 def ball_filter(xy_mm: np.ndarray, sigma_mm: float, v_mm_s: np.ndarray | None = None, sigma_v_mm_s: float = 50.0) -> KalmanFilter:

@@ -173,7 +173,8 @@ class BallTracker:
         if dt <= 0:
             return
         before = tr.kf.x.copy()
-        tr.kf.predict(F=transition(dt), Q=process_noise(dt, self._accel(tr)))
+        step = round(dt, 6)  # the same step hits the cache of F and Q
+        tr.kf.predict(F=transition(step), Q=process_noise(step, self._accel(tr)))
         tr.t_s = t
         if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
             # a ball leaving the cloth (into a pocket, over a cushion) is not followed beyond it, and
@@ -284,19 +285,18 @@ class BallTracker:
             # pass 1: the likelihood of the best hypothesis (Mahalanobis distance plus log det S, so a
             # track that lost its way, with a wide S, does not outbid one that knows where it is), gated
             # by the Mahalanobis distance and by how far a ball can have gone since it was last seen
-            m1 = np.full((len(group), len(meas)), np.inf)
+            xy0 = np.array([tr.xy for tr in group])
+            P = np.array([tr.kf.P[np.ix_([0, 2], [0, 2])] for tr in group])
+            speed = np.array([np.linalg.norm(tr.v) for tr in group])
+            S = P + np.eye(2)[None] * (self._noise(speed) ** 2)[:, None, None]
+            reach = np.array([self._reach(tr, t) for tr in group])
+            # a track missed in most recent frames bids less (the score of a track that lost its ball)
+            miss = cfg.miss_cost * (1.0 - np.array([tr.hit_count(8) for tr in group]) / 8.0)
+            m1 = self._likelihood_cost(z, xy0, S, reach, miss)
             h1 = np.zeros((len(group), len(meas)), dtype=int)
             for r, tr in enumerate(group):
-                S = tr.kf.P[np.ix_([0, 2], [0, 2])] + np.eye(2) * self._noise(np.array([np.linalg.norm(tr.v)]))[0] ** 2
-                reach = self._reach(tr, t)
-                # a track missed in most recent frames bids less (the score of a track that lost its ball)
-                miss = cfg.miss_cost * (1.0 - tr.hit_count(8) / 8.0)
-                for k, (xy, extra) in enumerate([(tr.xy, 0.0)] + [(h[0], h[1]) for h in tr.hyp]):
-                    Sh = S + np.eye(2) * extra ** 2
-                    d = z - xy
-                    d2 = np.einsum("ni,ij,nj->n", d, np.linalg.inv(Sh), d)
-                    ok = (d2 <= cfg.gate_chi2) & (np.hypot(d[:, 0], d[:, 1]) <= reach)
-                    c = np.where(ok, d2 + math.log(np.linalg.det(Sh)) + miss, np.inf)
+                for k, (xy, extra, _) in enumerate(tr.hyp, start=1):
+                    c = self._likelihood_cost(z, xy[None], S[r:r + 1] + np.eye(2) * extra ** 2, reach[r:r + 1], miss[r:r + 1])[0]
                     better = c < m1[r]
                     m1[r, better], h1[r, better] = c[better], k
             run_pass(group, m1 + ccost, h1)
@@ -367,6 +367,18 @@ class BallTracker:
             tr.score = float(b.score[i])
             self.tracks.append(tr)
         self._occlusion(dets, t, keep)
+
+    def _likelihood_cost(self, z: np.ndarray, xy: np.ndarray, S: np.ndarray, reach: np.ndarray, miss: np.ndarray) -> np.ndarray:
+        """(n, m) Mahalanobis distance plus log det S (plus ``miss``) of detections ``z`` (m, 2) from
+        predictions ``xy`` (n, 2) with innovation covariances ``S`` (n, 2, 2); inf outside the gate or
+        beyond ``reach`` (n,). The 2x2 inverses are written out, all pairs at once."""
+        a, bb, c = S[:, 0, 0], S[:, 0, 1], S[:, 1, 1]
+        det = a * c - bb * bb
+        d = z[None, :, :] - xy[:, None, :]
+        dx, dy = d[..., 0], d[..., 1]
+        d2 = (c[:, None] * dx * dx - 2 * bb[:, None] * dx * dy + a[:, None] * dy * dy) / det[:, None]
+        ok = (d2 <= self.config.gate_chi2) & (np.hypot(dx, dy) <= reach[:, None])
+        return np.where(ok, d2 + np.log(det)[:, None] + miss[:, None], np.inf)
 
     def _reach(self, tr: _Track, t: float) -> float:
         """How far from its estimate a track's ball can be now: a ball seen in the last frame may have

@@ -113,8 +113,14 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         return []
     first = _striker(ctx, moving)
     ctx.striker, ctx.t_strike = first.i, float(first.t_start)
-    strike, strike_conf = is_strike(ctx, first)
-    first.cause = "cue" if strike else "hand"
+    cause, strike_conf = is_strike(ctx, first)
+    first.cause = cause
+    strike = cause == "cue"
+    if cause == "carry":
+        # a hand lifting a ball and taking it away: a removal, nothing else happened
+        if ctx.frames.state[-1, first.i] == TrackState.OFF:
+            return [BallRemoved(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf)]
+        return []
     contacts = infer_contacts(ctx, frozen_pushes(ctx) if strike else [])
     events: list[Event] = []
     if not strike:
@@ -151,18 +157,22 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
 
 
 def _striker(ctx: ShotContext, moving: list) -> object:
-    """The ball the cue struck: the first to move; among balls that started within two frames of the
-    first (a ball frozen to the struck one leaves with it), the one a cue-shaped occluder pointed at."""
+    """The ball the cue struck: the one a cue-shaped occluder's tip was at when the first ball moved
+    (a frozen ball may leave faster than the struck one), else the first to move."""
+    cfg = ctx.config
     earliest = min(m.t_start for m in moving)
-    cands = sorted((m for m in moving if m.t_start - earliest < 2.0 * ctx.dt), key=lambda m: m.t_start)
-    if len(cands) > 1:
-        cfg = ctx.config
-        for m in cands:
-            near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
-            if cue:
-                m.t_start = min(m.t_start, earliest)
-                return m
-    return cands[0]
+    pointed = []
+    for m in moving:
+        if m.t_start - earliest > cfg.cue_window_s:
+            continue
+        near, cue = ctx.cue_near(m.r0, earliest - cfg.cue_window_s, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if cue:
+            pointed.append(m)
+    if len(pointed) == 1:
+        m = pointed[0]
+        m.t_start = min(m.t_start, earliest)
+        return m
+    return min(moving, key=lambda m: m.t_start)
 
 
 def _xy(p: np.ndarray) -> tuple[float, float]:
@@ -251,6 +261,7 @@ class EventInferer:
         self._last_frame_t = -math.inf
         self._edge_wait_from: float | None = None
         self._first_t: float | None = None  # the first readable frame
+        self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
 
     # ---- the per-frame entry point ----------------------------------------------------------
     def step(self, tracks: Tracks) -> list[Event]:
@@ -278,6 +289,7 @@ class EventInferer:
         self._hands(tracks)
         if self._starts_moving(tracks):
             self._shot = list(self._preroll)
+            self._trigger = len(self._shot) - 1
             return self._release(math.inf)
         return self._release(t - self.config.place_settle_s - 0.6)
 
@@ -319,10 +331,10 @@ class EventInferer:
         while self._preroll and self._preroll[0].t_s < tracks.t_s - self.config.preroll_s:
             self._preroll.popleft()
 
-    def _still(self, i: int) -> np.ndarray | None:
-        """Where ball ``i`` stands still (the median of its last measurements), or None."""
+    def _still(self, i: int, least: int = 5) -> np.ndarray | None:
+        """Where ball ``i`` stands still (the median of its last, at least ``least``, measurements), or None."""
         r = self._recent[i]
-        if len(r) < min(5, self.config.rest_samples):
+        if len(r) < min(least, self.config.rest_samples):
             return None
         z = np.array(r)
         c = np.median(z, axis=0)
@@ -354,31 +366,36 @@ class EventInferer:
         if self._first_t is None:
             self._first_t = t
         for i, t0 in list(self._appeared.items()):
-            c = self._still(i)
-            if c is not None and t - t0 >= cfg.place_settle_s and tracks.state[i] == TrackState.SEEN:
-                self._push(BallPlaced(t_s=t0, ball=self.ids[i], xy_mm=_xy(c)))
-                self._rest[i] = c
-                del self._appeared[i]
-        for i in np.flatnonzero(on):
+            c = self._still(i, 3)
+            if c is None:
+                continue
+            self._rest[i] = c  # a ball just put down may be struck before it has settled long
+            if t - t0 >= cfg.place_settle_s and tracks.state[i] == TrackState.SEEN:
+                self._placed(i)
+        for i in np.flatnonzero(on & ~np.isfinite(self._rest[:, 0])):
             if i in self._appeared:
                 continue
             c = self._still(i)
-            if c is not None and not np.isfinite(self._rest[i, 0]):
+            if c is not None:
                 self._rest[i] = c
+
+    def _placed(self, i: int) -> None:
+        self._push(BallPlaced(t_s=self._appeared.pop(i), ball=self.ids[i], xy_mm=_xy(self._rest[i])))
 
     def _starts_moving(self, tracks: Tracks) -> bool:
         cfg = self.config
         for i in np.flatnonzero(tracks.measured):
-            if i in self._appeared or not np.isfinite(self._rest[i, 0]):
+            if not np.isfinite(self._rest[i, 0]):
                 continue
             r = self._recent[i]
             if len(r) < 2:
                 continue
             tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
             if len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:]):
+                for j in list(self._appeared):
+                    if np.isfinite(self._rest[j, 0]):
+                        self._placed(j)  # put down and struck at once (bar billiards: a ball from the trough)
                 return True
-            if self._still(i) is not None:
-                self._rest[i] = 0.9 * self._rest[i] + 0.1 * self._still(i)
         return False
 
     # ---- the end of a shot -------------------------------------------------------------------------
@@ -432,7 +449,7 @@ class EventInferer:
         assert shot is not None
         self._shot = None
         self._edge_wait_from = None
-        frames = ShotFrames.stack(shot)
+        frames = ShotFrames.stack(shot, self._trigger)
         try:
             events = analyse_shot(frames, self.ids, self.geometry, self.config)
         except Exception:  # noqa: BLE001 - one bad shot must not stop a live referee; it is reported

@@ -151,7 +151,8 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             c = _add(contacts, best[1], 3 * dt)
             b.cause = "ball"
             _explain_kinks(ctx.motions[c.a], c.t, dt)
-    # 1b. balls nudged: moved a little, no frame shows them moving; the ball whose path reached them
+    # 1b. balls nudged (moved a little, or struck into a pocket, no frame showing them moving): the
+    # ball whose path reached them
     for b in ctx.motions:
         if not b.nudged or b.cause is not None or b.r0 is None:
             continue

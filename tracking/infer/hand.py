@@ -21,7 +21,7 @@ def removed_in_shot(ctx: ShotContext, accounted: set[int]) -> tuple[list[BallRem
     out: list[BallRemoved] = []
     done: set[int] = set()
     for m in ctx.motions:
-        if m.i in accounted or m.moved or m.r0 is None:
+        if m.i in accounted or m.r0 is None or (m.moved and not (m.nudged and m.cause is None)):
             continue
         last = vanished(ctx, m)
         if last is None:

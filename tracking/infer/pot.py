@@ -92,8 +92,9 @@ def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
         near = min(d_now[k], d_ahead[k])
         if not seen_in_net and near > cfg.pot_near_mm:
             continue
-        if not m.moved and not (g.is_hole[k] and d_now[k] > -ctx.R):
-            continue  # a ball at rest only drops from a hole's edge; otherwise a hand took it
+        still = not m.moved or (m.nudged and m.cause != "ball")
+        if still and not (g.is_hole[k] and d_now[k] > -ctx.R):
+            continue  # a ball nothing reached only drops from a hole's edge; otherwise a hand took it
         t = _entry(ctx, m, t_last, xy, v, k)
         edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
         conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)

@@ -38,9 +38,10 @@ class ShotFrames:
     pin_state: np.ndarray | None  # (T, p) PinState codes, or None without pins
     pin_xy: np.ndarray | None  # (T, p, 2)
     valid: np.ndarray  # (T,) bool
+    k_trigger: int = 0  # the frame where the first motion was confirmed (three frames off its place)
 
     @classmethod
-    def stack(cls, frames: Sequence[Tracks]) -> "ShotFrames":
+    def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0) -> "ShotFrames":
         pins = [f.pins for f in frames]
         has_pins = any(p is not None and len(p) for p in pins)
         if has_pins:
@@ -59,6 +60,7 @@ class ShotFrames:
             occluders=tuple(f.occluders for f in frames),
             pin_state=ps, pin_xy=pxy,
             valid=np.array([f.valid for f in frames]),
+            k_trigger=int(k_trigger),
         )
 
     @property
@@ -199,7 +201,13 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
             doubt[k] = cfg.covered_doubt
     # where it rested first: the median of its first clear measurements (the pre-roll)
     clear = ks[doubt[ks] == 1.0]
-    head = (clear if len(clear) >= 3 else ks)[: max(3, min(len(ks), cfg.rest_samples))]
+    # the clear measurements just before the first motion of the shot was confirmed (three frames
+    # earlier it had started): the freshest place at rest, whenever the ball was put there
+    before = clear[clear <= frames.k_trigger - 3]
+    if len(before) >= 3:
+        head = before[-cfg.rest_samples:]
+    else:
+        head = (clear if len(clear) >= 3 else ks)[: max(3, min(len(ks), cfg.rest_samples))]
     r0 = _robust_centre(z[head])
     spread = np.linalg.norm(z[head] - r0, axis=1)
     # the median distance of 2-D Gaussian noise from its centre is 1.1774 sigma (Rayleigh)
@@ -210,10 +218,18 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     # the first measurement off the rest place, confirmed by the next two (noise alone almost never
     # throws three in a row that far)
     first = None
-    for j in range(len(ks) - 2):
-        if off[j] and off[j + 1] and off[j + 2]:
+    # (a ball that leaves the table after its last measurement needs fewer: its vanishing confirms it)
+    left = state[-1] in (TrackState.OFF, TrackState.IN_POCKET)
+    for j in range(len(ks)):
+        rest_ok = [bool(off[k]) for k in range(j + 1, min(j + 3, len(ks)))]
+        if off[j] and all(rest_ok) and (len(rest_ok) == 2 or left):
             first = j
             break
+    if first is None and left and ks[-1] < len(frames.t) - 1:
+        # it vanished from its place at rest: struck into a pocket between two frames, or lifted
+        m.nudged = True
+        m.moved = True
+        return m
     if first is None:
         tail = ks[-min(len(ks), cfg.rest_samples):]
         on_end = state[-1] in (TrackState.SEEN, TrackState.OCCLUDED, TrackState.MISSING)

@@ -31,19 +31,23 @@ def _travel(m: BallMotion) -> float:
     return float(np.max(np.linalg.norm(m.zs - m.r0, axis=1)))
 
 
-def is_strike(ctx: ShotContext, m: BallMotion) -> tuple[bool, float]:
-    """Whether the first ball of an episode was struck by the cue, and how sure that is."""
+def is_strike(ctx: ShotContext, m: BallMotion) -> tuple[str, float]:
+    """What set the first ball of an episode moving, and how sure that is: ``"cue"`` (a strike: the
+    episode is a shot), ``"hand"`` (a touch) or ``"carry"`` (lifted off the cloth by a hand)."""
     cfg = ctx.config
     assert m.r0 is not None and m.t_start is not None
     near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
     speed = _start_speed(m)
     if cue:
-        return True, 1.0
+        return "cue", 1.0
+    k = m.k_move if m.k_move is not None else 0
+    if near and np.any(ctx.frames.height[k: k + 3, m.i] > cfg.jump_min_mm):
+        return "carry", 0.9  # lifted off the cloth with a hand at it
     if speed >= cfg.strike_speed_mm_s:
-        return True, 0.9 if near else 0.8
+        return "cue", 0.9 if near else 0.8
     if near:
-        return False, 0.8  # a slow push with a hand or an arm near: a touch
-    return speed >= cfg.touch_speed_mm_s, 0.6
+        return "hand", 0.8  # a slow push with a hand or an arm near: a touch
+    return ("cue" if speed >= cfg.touch_speed_mm_s else "hand"), 0.6
 
 
 def infer_touched(ctx: ShotContext) -> list[BallTouched | CueContact]:
