@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration.table import resolve_profile  # noqa: E402
-from cueref.commands.judge import compare  # noqa: E402
+from cueref.compare import compare  # noqa: E402
 from simulator.camera import mount_camera  # noqa: E402
+from simulator.samples import SAMPLES  # noqa: E402
 from simulator.physics import G_MM_S2, BallState, PhysicsParams, Shot, World, rack_ficha, simulate  # noqa: E402
 from simulator.render import Renderer  # noqa: E402
 from simulator.scene import BallPose, Occluder, Scene  # noqa: E402
@@ -96,23 +97,28 @@ def decode_speed() -> None:
 
 
 def samples_judged() -> None:
-    logs = sorted((ROOT / "sample_videos").rglob("*.events.jsonl"))
-    ok = total = 0
-    for log in logs:
-        header, events = read_events(log)
-        truth = log.with_name(log.name.replace(".events.jsonl", ".truth.json"))
-        import json
+    """Hand-written expectations (staged scenarios, from the rulebook) and goldens (the generated
+    frames' expectations, written by the engine itself) are counted apart: only the first are an
+    independent check of the engines."""
+    import json
 
-        expected = json.loads(truth.read_text())["expected_decisions"]
+    counts = {True: [0, 0, 0], False: [0, 0, 0]}  # golden -> [clips, reproduced, expected]
+    for spec in SAMPLES:
+        log = ROOT / "sample_videos" / f"{spec.name}.events.jsonl"
+        header, events = read_events(log)
+        expected = json.loads(log.with_name(log.name.replace(".events.jsonl", ".truth.json")).read_text())["expected_decisions"]
         engine = get_engine(header.game, resolve_profile(header.profile))
         decisions = [s.decision for s in replay(engine, events, header.players, header.options)]
         problems = compare(decisions, expected)
-        total += len(expected)
-        ok += len(expected) - len(problems)
+        c = counts[spec.golden]
+        c[0] += 1
+        c[1] += len(expected) - len(problems)
+        c[2] += len(expected)
         if problems:
             print(f"  {log.relative_to(ROOT)}: {problems[0]}")
-    print(f"rules engines on the sample logs: {ok} of {total} expected decisions reproduced in {len(logs)} clips")
-
+    for golden, what in ((False, "hand-written from the rulebook"), (True, "goldens (the engine's own calls at generation)")):
+        clips, ok, total = counts[golden]
+        print(f"rules engines on the sample logs, {what}: {ok} of {total} expected decisions reproduced in {clips} clips")
 
 if __name__ == "__main__":
     physics_accuracy()

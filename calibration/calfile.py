@@ -1,7 +1,8 @@
-"""CAL.json: a calibration on disk (issue 4 item 3). The format is documented in docs/calibration.md.
+"""CAL.json: a calibration on disk. The format is documented in docs/calibration.md.
 
-:func:`save` writes a :class:`~calibration.camera.Calibration`; :func:`load` reads and validates one,
-raising :class:`~calibration.homography.CalibrationError` that names the file and the field.
+:func:`save` writes a :class:`~calibration.camera.Calibration`; :func:`load` reads and validates one
+(a pydantic model declares every field: shapes, finite numbers, unknown fields refused), raising
+:class:`~calibration.homography.CalibrationError` that names the file and the field on one line.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
 import numpy as np
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from calibration.camera import Calibration
 from calibration.homography import CalibrationError, Homography
+from calibration.validation import STRICT, JsonData, Number, one_line, pair, problem
 
 __all__ = ["FORMAT", "VERSION", "to_dict", "from_dict", "dumps", "save", "load"]
 
@@ -60,16 +63,72 @@ def to_dict(cal: Calibration, source: Mapping[str, Any] | None = None) -> dict[s
     })
 
 
-def _matrix(d: Mapping[str, Any], key: str, shape: tuple[int, ...], where: str) -> np.ndarray:
-    if key not in d:
-        raise CalibrationError(f"{where}: field {key!r} is missing", "recalibrate (cueref calibrate) to write a complete file")
-    try:
-        a = np.asarray(d[key], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise CalibrationError(f"{where}: field {key!r} must be numbers, got {d[key]!r}") from None
-    if a.shape != shape or not np.all(np.isfinite(a)):
-        raise CalibrationError(f"{where}: field {key!r} must be finite numbers of shape {shape}, got shape {a.shape}")
-    return a
+def _array(*shape: int) -> Any:
+    """The type of a vector or matrix of finite numbers of ``shape``, read as a float64 array."""
+
+    def check(value: Any) -> np.ndarray:
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except ValueError:  # rows of different lengths
+            raise problem(f"must be numbers of shape {shape}, got rows of different lengths") from None
+        if a.shape != shape:
+            raise problem(f"must be numbers of shape {shape}, got shape {a.shape}")
+        return a
+
+    inner: Any = Number
+    for _ in shape:
+        inner = list[inner]
+    return Annotated[inner, AfterValidator(check)]
+
+
+def _positive_focal(k: np.ndarray) -> np.ndarray:
+    if k[0, 0] <= 0 or k[1, 1] <= 0:
+        raise problem(f"has a focal length that is not positive (fx {k[0, 0]:g}, fy {k[1, 1]:g})")
+    return k
+
+
+def _above_the_cloth(c: np.ndarray) -> np.ndarray:
+    if c[2] <= 0:
+        raise problem(f"puts the camera {c[2]:g} mm above the cloth; it must be above")
+    return c
+
+
+Px = pair("[x_px, y_px]")
+Mm = Annotated[float, Strict(), Field(gt=0)]
+
+
+class _Corners(BaseModel):
+    model_config = STRICT
+    TL: Px
+    TR: Px
+    BR: Px
+    BL: Px
+
+
+class _Table(BaseModel):
+    model_config = STRICT
+    profile: Annotated[str, Strict()] = ""
+    length_mm: Mm
+    width_mm: Mm
+    ball_radius_mm: Mm
+
+
+class _CalFile(BaseModel):
+    """The fields of CAL.json (docs/calibration.md)."""
+
+    model_config = ConfigDict(**STRICT, arbitrary_types_allowed=True)
+    format: Literal["cueref-calibration"]
+    version: Literal[1]
+    image_size: tuple[Annotated[int, Strict(), Field(gt=0)], Annotated[int, Strict(), Field(gt=0)]]
+    camera_matrix: Annotated[_array(3, 3), AfterValidator(_positive_focal)]
+    dist_coeffs: _array(5)
+    homography_px_to_mm: _array(3, 3)
+    corners_px: _Corners
+    camera_xyh_mm: Annotated[_array(3), AfterValidator(_above_the_cloth)]
+    table: _Table
+    method: Literal["automatic", "manual"]
+    residuals: dict[str, JsonData] = {}
+    source: dict[str, JsonData] = {}
 
 
 def from_dict(d: Any, where: str = "<calibration>") -> Calibration:
@@ -82,42 +141,21 @@ def from_dict(d: Any, where: str = "<calibration>") -> Calibration:
     if d.get("version") != VERSION:
         raise CalibrationError(f"{where}: calibration format version {d.get('version')!r} is not supported "
                                f"(this cueref reads version {VERSION})", "recalibrate with this version of cueref")
-    size = _matrix(d, "image_size", (2,), where)
-    if np.any(size < 1) or np.any(size != np.round(size)):
-        raise CalibrationError(f"{where}: field 'image_size' must be two positive whole numbers, got {d['image_size']!r}")
-    k = _matrix(d, "camera_matrix", (3, 3), where)
-    if k[0, 0] <= 0 or k[1, 1] <= 0:
-        raise CalibrationError(f"{where}: field 'camera_matrix' has a focal length that is not positive")
-    dist = _matrix(d, "dist_coeffs", (5,), where)
-    h = _matrix(d, "homography_px_to_mm", (3, 3), where)
-    centre = _matrix(d, "camera_xyh_mm", (3,), where)
-    if centre[2] <= 0:
-        raise CalibrationError(f"{where}: field 'camera_xyh_mm' puts the camera {centre[2]:g} mm above the cloth; it must be above")
-    corners = d.get("corners_px")
-    if not isinstance(corners, Mapping) or set(corners) != set(CORNER_IDS):
-        raise CalibrationError(f"{where}: field 'corners_px' must map {', '.join(CORNER_IDS)} to [x, y] pixels")
-    corners_px = np.array([_matrix(corners, c, (2,), f"{where}: corners_px") for c in CORNER_IDS])
-    table = d.get("table")
-    if not isinstance(table, Mapping):
-        raise CalibrationError(f"{where}: field 'table' is missing or not an object")
-    dims = [_matrix(table, key, (), f"{where}: table") for key in ("length_mm", "width_mm", "ball_radius_mm")]
-    if min(dims) <= 0:
-        raise CalibrationError(f"{where}: table sizes must be positive, got {[float(x) for x in dims]}")
-    residuals = d.get("residuals", {})
-    if not isinstance(residuals, Mapping):
-        raise CalibrationError(f"{where}: field 'residuals' must be an object")
-    method = d.get("method")
-    if method not in ("automatic", "manual"):
-        raise CalibrationError(f"{where}: field 'method' must be 'automatic' or 'manual', got {method!r}")
     try:
-        hom = Homography(h)
+        f = _CalFile.model_validate(d)
+    except ValidationError as e:
+        raise CalibrationError(f"{where}: {one_line(e)}", "recalibrate (cueref calibrate) to write a valid file") from None
+    try:
+        hom = Homography(f.homography_px_to_mm)
     except CalibrationError as e:
         raise CalibrationError(f"{where}: field 'homography_px_to_mm': {e.reason}") from None
+    corners_px = np.array([getattr(f.corners_px, c) for c in CORNER_IDS], dtype=np.float64)
+    centre = f.camera_xyh_mm
     cal = Calibration(
-        image_size=(int(size[0]), int(size[1])), camera_matrix=k, dist_coeffs=dist, homography=hom,
+        image_size=f.image_size, camera_matrix=f.camera_matrix, dist_coeffs=f.dist_coeffs, homography=hom,
         camera_xyh_mm=(float(centre[0]), float(centre[1]), float(centre[2])), corners_px=corners_px,
-        length_mm=float(dims[0]), width_mm=float(dims[1]), ball_radius_mm=float(dims[2]),
-        profile_name=str(table.get("profile", "")), method=method, residuals=residuals,
+        length_mm=f.table.length_mm, width_mm=f.table.width_mm, ball_radius_mm=f.table.ball_radius_mm,
+        profile_name=f.table.profile, method=f.method, residuals=f.residuals,
     )
     want = np.array([[0, 0], [cal.length_mm, 0], [cal.length_mm, cal.width_mm], [0, cal.width_mm]], float)
     off = np.linalg.norm(cal.to_table_mm(corners_px) - want, axis=1)
@@ -161,6 +199,8 @@ def load(path: str | os.PathLike) -> Calibration:
         raise CalibrationError(f"calibration file {str(path)!r} does not exist", "run cueref calibrate to make one")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError) as e:  # not JSON, or an integer of thousands of digits
         raise CalibrationError(f"{path}: not a JSON file ({e})") from None
+    except RecursionError:
+        raise CalibrationError(f"{path}: not a JSON file (a value is nested too deeply)") from None
     return from_dict(data, str(path))

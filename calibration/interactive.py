@@ -7,6 +7,9 @@ Esc cancels. The corners are TL, TR, BR, BL: clockwise from the top of the head 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import cv2
@@ -16,10 +19,27 @@ from calibration.detect import find_cloth, order_quad
 from calibration.homography import CalibrationError
 from calibration.table import TableProfile
 
-__all__ = ["CornerEditor", "pick_corners"]
+__all__ = ["CornerEditor", "pick_corners", "require_display"]
 
 NAMES = ("TL", "TR", "BR", "BL")
 WINDOW = "cueref calibrate: drag the corners, Enter to accept, Esc to cancel"
+NO_WINDOW_HINT = "run it where a window can open (a desktop session, or ssh -X), or give the corners with --corners 'x,y x,y x,y x,y'"
+_PROBE = "import cv2; cv2.namedWindow('cueref-probe'); cv2.waitKey(1); cv2.destroyAllWindows()"
+
+
+def require_display() -> None:
+    """Refuse, with what to do, where no window can be opened. OpenCV's GUI backend aborts the whole
+    process when it finds no display, so a window is first opened in a short-lived child process."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise CalibrationError("--interactive needs a window, but there is no display (DISPLAY is not set)", NO_WINDOW_HINT)
+    try:
+        probe = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise CalibrationError("--interactive needs a window, but opening one did not finish in 30 s", NO_WINDOW_HINT) from None
+    if probe.returncode != 0:
+        lines = [line.strip() for line in probe.stderr.splitlines() if line.strip()]
+        why = lines[0] if lines else f"exit status {probe.returncode}"
+        raise CalibrationError(f"--interactive needs a window, but none can be opened here ({why})", NO_WINDOW_HINT)
 
 
 @dataclass
@@ -109,11 +129,11 @@ def pick_corners(image: np.ndarray, profile: TableProfile, start: dict[str, tupl
         elif event == cv2.EVENT_MOUSEWHEEL:
             ed.zoom_at(x, y, 1.25 if cv2.getMouseWheelDelta(flags) > 0 else 0.8)
 
+    require_display()
     try:
         cv2.namedWindow(WINDOW, cv2.WINDOW_AUTOSIZE)
     except cv2.error as e:
-        raise CalibrationError(f"no window can be opened here ({e.err})",
-                               "give the corners on the command line with --corners 'x,y x,y x,y x,y'") from None
+        raise CalibrationError(f"no window can be opened here ({e.err})", NO_WINDOW_HINT) from None
     cv2.setMouseCallback(WINDOW, on_mouse)
     last = (w / 2, h / 2)
     try:

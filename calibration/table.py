@@ -25,8 +25,9 @@ Ids (compared with ``==`` only, never substring):
 * bar billiards: cushions ``L R T B``, plus ``scoreboard`` for the edge of the folded scoreboard
   (endgame only); holes and pins carry the ids their profile gives them.
 
-A profile is a YAML file (see ``calibration/profiles/``) validated on load: every error names the
-file, the field and what is wrong with it. Built-in profiles are found by name (``ficha``,
+A profile is a YAML file (see ``calibration/profiles/``) validated on load by pydantic models (one
+per kind of table, told apart by ``kind``): every error names the file, the field and what is
+wrong with it, on one line. Built-in profiles are found by name (``ficha``,
 ``brasileira``, ``brasileira-semi``, ``bar-billiards``); any other six-pocket table can be given as
 a file or as a spec string such as ``"2540x1270,ball=52.5,corner=85,middle=95,groups=red+yellow"``
 (see :func:`profile_from_spec`).
@@ -41,9 +42,12 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Mapping, Union
 
 import yaml
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, Strict, TypeAdapter, ValidationError, ValidationInfo
+
+from calibration.validation import STRICT, PointMm, Text, one_line, problem, shorten
 
 __all__ = [
     "ProfileError",
@@ -259,86 +263,119 @@ NAMED_COLOURS: dict[str, tuple[int, int, int]] = {
 BRASILEIRA_VALUES = {"red": 1, "yellow": 2, "green": 3, "brown": 4, "blue": 5, "pink": 6, "black": 7}
 
 
-class _Fields:
-    """Typed access to one mapping of a profile file, with errors that name file and field."""
-
-    def __init__(self, data: Any, where: str, source: str):
-        if not isinstance(data, Mapping):
-            raise ProfileError(f"{source}: {where or 'the file'} must be a mapping of fields, got {type(data).__name__}")
-        self.data, self.where, self.source = data, where, source
-        self.used: set[str] = set()
-
-    def _name(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def err(self, key: str, msg: str) -> ProfileError:
-        return ProfileError(f"{self.source}: field '{self._name(key)}' {msg}")
-
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def raw(self, key: str, default: Any = ...) -> Any:
-        self.used.add(key)
-        if key not in self.data:
-            if default is ...:
-                raise self.err(key, "is missing")
-            return default
-        return self.data[key]
-
-    def num(self, key: str, default: Any = ..., positive: bool = True, allow_zero: bool = False) -> float:
-        v = self.raw(key, default)
-        if v is None and default is None:
-            return None  # type: ignore[return-value]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise self.err(key, f"must be a number, got {v!r}")
-        if positive and (v < 0 or (v == 0 and not allow_zero)):
-            raise self.err(key, f"must be {'zero or more' if allow_zero else 'positive'}, got {v!r}")
-        return float(v)
-
-    def text(self, key: str, default: Any = ...) -> str:
-        v = self.raw(key, default)
-        if not isinstance(v, str) or not v:
-            raise self.err(key, f"must be a non-empty string, got {v!r}")
-        return v
-
-    def xy(self, key: str, default: Any = ...) -> XY:
-        v = self.raw(key, default)
-        if v is None and default is None:
-            return None  # type: ignore[return-value]
-        if (
-            not isinstance(v, (list, tuple))
-            or len(v) != 2
-            or not all(isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in v)
-        ):
-            raise self.err(key, f"must be a pair of numbers [x_mm, y_mm], got {v!r}")
-        return (float(v[0]), float(v[1]))
-
-    def items(self, key: str) -> list[Any]:
-        v = self.raw(key, [])
-        if not isinstance(v, list):
-            raise self.err(key, f"must be a list, got {type(v).__name__}")
-        return v
-
-    def check_unknown(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise ProfileError(
-                f"{self.source}: unknown field(s) {', '.join(repr(self._name(k)) for k in unknown)}"
-                " (check the spelling against calibration/profiles/ficha.yaml)"
-            )
+def _named_rgb(value: str) -> tuple[int, int, int] | None:
+    """The RGB of a colour name or ``#rrggbb``, or None."""
+    if value.lower() in NAMED_COLOURS:
+        return NAMED_COLOURS[value.lower()]
+    m = _HEX.match(value)
+    if m:
+        h = m.group(1)
+        return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
+    return None
 
 
-def _rgb(value: Any, f: _Fields, key: str) -> tuple[int, int, int]:
+_COLOUR_FORMS = f"a colour name ({', '.join(NAMED_COLOURS)}), '#rrggbb' or [r, g, b]"
+
+
+def _colour(value: Any) -> tuple[int, int, int]:
+    rgb = _named_rgb(value) if isinstance(value, str) else None
+    if isinstance(value, (list, tuple)) and len(value) == 3 and all(
+        isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value
+    ):
+        rgb = (int(value[0]), int(value[1]), int(value[2]))
+    if rgb is None:
+        raise problem(f"must be {_COLOUR_FORMS}; got {shorten(value)}")
+    return rgb
+
+
+Colour = Annotated[tuple[int, int, int], PlainValidator(_colour)]
+Mm = Annotated[float, Strict(), Field(gt=0)]  # a length: positive millimetres
+Count = Annotated[int, Strict()]
+
+
+def _known_colour(name: str, info: ValidationInfo) -> str:
+    """A colour's name stands for its RGB, unless the entry gives ``rgb`` (validated first)."""
+    if info.data.get("rgb") is None and _named_rgb(name) is None:
+        raise problem(f"must be {_COLOUR_FORMS} (or give 'rgb'); got {shorten(name)}")
+    return name
+
+
+def _group_by_name(value: Any) -> Any:
+    """A group written as a colour name: ``red`` is ``{name: red}``."""
     if isinstance(value, str):
-        if value.lower() in NAMED_COLOURS:
-            return NAMED_COLOURS[value.lower()]
-        m = _HEX.match(value)
-        if m:
-            h = m.group(1)
-            return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
-    if isinstance(value, (list, tuple)) and len(value) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in value):
-        return (int(value[0]), int(value[1]), int(value[2]))
-    raise f.err(key, f"must be a colour name ({', '.join(NAMED_COLOURS)}), '#rrggbb' or [r, g, b]; got {value!r}")
+        if _named_rgb(value) is None:
+            raise problem(f"must be {_COLOUR_FORMS}; got {shorten(value)}")
+        return {"name": value}
+    return value
+
+
+class _File(BaseModel):
+    model_config = STRICT
+
+
+class _BallFile(_File):
+    rgb: Colour | None = None  # declared before ``colour``: with an rgb, a colour may have any name
+    id: Text
+    colour: Annotated[Text, AfterValidator(_known_colour)]
+    group: Text
+    value: Annotated[Count, Field(ge=0)] = 0
+
+
+class _GroupFile(_File):
+    rgb: Colour | None = None
+    name: Annotated[Text, AfterValidator(_known_colour)]
+
+
+class _HoleFile(_File):
+    id: Text
+    xy_mm: PointMm
+    diameter_mm: Mm
+    value: Annotated[Count, Field(gt=0)]
+
+
+class _PinFile(_File):
+    id: Text
+    colour: Text
+    xy_mm: PointMm
+    base_diameter_mm: Mm
+    height_mm: Mm
+    guards: Text
+
+
+class _TableFile(_File):
+    name: Text
+    length_mm: Mm
+    width_mm: Mm
+    ball_diameter_mm: Annotated[float, Strict(), Field(ge=20, le=80)] = 52.0  # a real ball
+    cushion_nose_height_mm: Mm | None = None  # default: 0.7 of the ball's diameter
+    rail_width_mm: Mm = 90.0
+    cloth: Colour = (30, 110, 60)
+    spots: dict[Text, PointMm] | None = None
+
+
+class _SixPocketFile(_TableFile):
+    kind: Literal["six_pocket"]
+    corner_mouth_mm: Mm | None = None  # default: 1.8 balls
+    middle_mouth_mm: Mm | None = None  # default: 2 balls
+    groups: list[Annotated[_GroupFile, BeforeValidator(_group_by_name)]] | None = None
+    balls_per_group: Annotated[Count, Field(ge=1, le=15)] = 4
+    balls: list[_BallFile] | None = None
+    baulk_x_mm: Mm | None = None
+    d_radius_mm: Mm | None = None
+
+
+class _BarBilliardsFile(_TableFile):
+    kind: Literal["bar_billiards"]
+    holes: list[_HoleFile] = []
+    pins: list[_PinFile] = []
+    balls: list[_BallFile] = []
+    baulk_x_mm: Mm
+    d_radius_mm: Mm
+    scoreboard_x_mm: Mm
+
+
+# A profile file: the fields of a six-pocket or of a bar-billiards table, told apart by ``kind``.
+_PROFILE_FILE = TypeAdapter(Annotated[Union[_SixPocketFile, _BarBilliardsFile], Field(discriminator="kind")])
 
 
 def six_pocket_geometry(
@@ -413,110 +450,61 @@ def ficha_balls(groups: list[tuple[str, tuple[int, int, int]]], per_group: int =
     return tuple(balls)
 
 
-def _parse_balls(f: _Fields) -> tuple[BallSpec, ...]:
-    balls: list[BallSpec] = []
-    for i, item in enumerate(f.items("balls")):
-        bf = _Fields(item, f"balls[{i}]", f.source)
-        colour = bf.text("colour")
-        rgb = _rgb(bf.raw("rgb", colour), bf, "rgb" if bf.has("rgb") else "colour")
-        value = bf.raw("value", 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise bf.err("value", f"must be a whole number of points, zero or more; got {value!r}")
-        balls.append(BallSpec(bf.text("id"), colour, rgb, bf.text("group"), value))
-        bf.check_unknown()
-    return tuple(balls)
-
-
-def _parse_groups(f: _Fields, key: str) -> list[tuple[str, tuple[int, int, int]]]:
-    out = []
-    for i, item in enumerate(f.items(key)):
-        if isinstance(item, str):
-            out.append((item, _rgb(item, f, f"{key}[{i}]")))
-        else:
-            gf = _Fields(item, f"{key}[{i}]", f.source)
-            name = gf.text("name")
-            out.append((name, _rgb(gf.raw("rgb", name), gf, "rgb")))
-            gf.check_unknown()
-    return out
+def _balls(items: list[_BallFile]) -> tuple[BallSpec, ...]:
+    return tuple(BallSpec(b.id, b.colour, b.rgb or _named_rgb(b.colour), b.group, b.value) for b in items)  # type: ignore[arg-type]
 
 
 def parse_profile(data: Any, source: str = "<profile>") -> TableProfile:
     """Build and validate a profile from the mapping read out of a profile file."""
-    f = _Fields(data, "", source)
-    name = f.text("name")
-    kind = f.text("kind")
-    if kind not in ("six_pocket", "bar_billiards"):
-        raise f.err("kind", f"must be 'six_pocket' or 'bar_billiards', got {kind!r}")
-    L = f.num("length_mm")
-    W = f.num("width_mm")
+    if not isinstance(data, Mapping):
+        raise ProfileError(f"{source}: the file must be a mapping of fields, got {type(data).__name__}")
+    try:
+        f = _PROFILE_FILE.validate_python(data)
+    except ValidationError as e:
+        raise ProfileError(f"{source}: " + one_line(
+            e, skip=1, unknown="unknown field(s) {paths} (check the spelling against calibration/profiles/ficha.yaml)",
+        )) from None
+    L, W, ball_d = f.length_mm, f.width_mm, f.ball_diameter_mm
     if W > L:
         raise ProfileError(f"{source}: width_mm ({W:g}) is larger than length_mm ({L:g}); length is the long side")
-    ball_d = f.num("ball_diameter_mm", 52.0)
-    if not 20 <= ball_d <= 80:
-        raise f.err("ball_diameter_mm", f"must be between 20 and 80 mm (a real ball), got {ball_d:g}")
-    nose_h = f.num("cushion_nose_height_mm", round(ball_d * 0.7, 1))
-    rail_w = f.num("rail_width_mm", 90.0)
-    cloth = _rgb(f.raw("cloth", [30, 110, 60]), f, "cloth")
     common: dict[str, Any] = dict(
-        name=name, kind=kind, length_mm=L, width_mm=W, ball_diameter_mm=ball_d, cushion_nose_height_mm=nose_h,
-        cloth_rgb=cloth, rail_width_mm=rail_w, source=source,
+        name=f.name, kind=f.kind, length_mm=L, width_mm=W, ball_diameter_mm=ball_d,
+        cushion_nose_height_mm=f.cushion_nose_height_mm or round(ball_d * 0.7, 1), cloth_rgb=f.cloth,
+        rail_width_mm=f.rail_width_mm, source=source, spots=dict(f.spots or {}),
     )
-    spots = {}
-    sf = _Fields(f.raw("spots", {}) or {}, "spots", source)
-    for k in list(sf.data):
-        spots[str(k)] = sf.xy(k)
-
-    if kind == "six_pocket":
-        corner = f.num("corner_mouth_mm", round(ball_d * 1.8, 1))
-        middle = f.num("middle_mouth_mm", round(ball_d * 2.0, 1))
+    if isinstance(f, _SixPocketFile):
         try:
-            pockets, cushions = six_pocket_geometry(L, W, corner, middle, ball_d)
+            pockets, cushions = six_pocket_geometry(
+                L, W, f.corner_mouth_mm or round(ball_d * 1.8, 1), f.middle_mouth_mm or round(ball_d * 2.0, 1), ball_d)
         except ProfileError as e:
             raise ProfileError(f"{source}: {e}") from None
-        if f.has("groups") and f.has("balls"):
+        if f.groups is not None and f.balls is not None:
             raise ProfileError(f"{source}: give either 'groups' (a cue ball plus groups of balls) or 'balls', not both")
-        if f.has("groups"):
-            per = f.raw("balls_per_group", 4)
-            if isinstance(per, bool) or not isinstance(per, int) or not 1 <= per <= 15:
-                raise f.err("balls_per_group", f"must be a whole number from 1 to 15, got {per!r}")
-            balls = ficha_balls(_parse_groups(f, "groups"), per)
+        if f.groups is not None:
+            balls = ficha_balls([(g.name, g.rgb or _named_rgb(g.name)) for g in f.groups], f.balls_per_group)  # type: ignore[misc]
         else:
-            balls = _parse_balls(f)
-        baulk = f.num("baulk_x_mm", None)
-        d_r = f.num("d_radius_mm", None)
+            balls = _balls(f.balls or [])
+        baulk, d_r = f.baulk_x_mm, f.d_radius_mm
         profile = TableProfile(
-            **common, balls=balls, pockets=pockets, cushions=cushions, spots=spots,
+            **common, balls=balls, pockets=pockets, cushions=cushions,
             baulk_x_mm=baulk, d_radius_mm=d_r, d_centre_mm=(baulk, W / 2) if baulk is not None and d_r else None,
         )
     else:
-        holes = []
-        for i, item in enumerate(f.items("holes")):
-            hf = _Fields(item, f"holes[{i}]", source)
-            value = hf.raw("value")
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise hf.err("value", f"must be a positive whole number of points, got {value!r}")
-            holes.append(Hole(hf.text("id"), hf.xy("xy_mm"), hf.num("diameter_mm") / 2, value))
-            hf.check_unknown()
-        hole_ids = {h.id for h in holes}
-        top = max((h.value for h in holes), default=0)
+        holes = tuple(Hole(h.id, h.xy_mm, h.diameter_mm / 2, h.value) for h in f.holes)
+        values = {h.id: h.value for h in holes}
+        top = max(values.values(), default=0)
         pins = []
-        for i, item in enumerate(f.items("pins")):
-            pf = _Fields(item, f"pins[{i}]", source)
-            guards = pf.text("guards")
-            if guards not in hole_ids:
-                raise pf.err("guards", f"names hole {guards!r}, which the profile does not have ({', '.join(sorted(hole_ids))})")
-            penalty = "entire_score" if next(h for h in holes if h.id == guards).value == top else "break"
-            pins.append(Pin(pf.text("id"), pf.text("colour"), pf.xy("xy_mm"), pf.num("base_diameter_mm") / 2,
-                            pf.num("height_mm"), guards, penalty))
-            pf.check_unknown()
-        baulk = f.num("baulk_x_mm")
-        d_r = f.num("d_radius_mm")
+        for i, q in enumerate(f.pins):
+            if q.guards not in values:
+                raise ProfileError(f"{source}: field 'pins[{i}].guards' names hole {q.guards!r}, which the profile does not have "
+                                   f"({', '.join(sorted(values))})")
+            penalty = "entire_score" if values[q.guards] == top else "break"
+            pins.append(Pin(q.id, q.colour, q.xy_mm, q.base_diameter_mm / 2, q.height_mm, q.guards, penalty))
         profile = TableProfile(
-            **common, balls=_parse_balls(f), cushions=four_cushions(L, W), holes=tuple(holes), pins=tuple(pins),
-            spots=spots, baulk_x_mm=baulk, d_radius_mm=d_r, d_centre_mm=(baulk, W / 2), d_direction=1,
-            scoreboard_x_mm=f.num("scoreboard_x_mm"),
+            **common, balls=_balls(f.balls), cushions=four_cushions(L, W), holes=holes, pins=tuple(pins),
+            baulk_x_mm=f.baulk_x_mm, d_radius_mm=f.d_radius_mm, d_centre_mm=(f.baulk_x_mm, W / 2), d_direction=1,
+            scoreboard_x_mm=f.scoreboard_x_mm,
         )
-    f.check_unknown()
     validate_profile(profile)
     return profile
 
@@ -570,6 +558,8 @@ def load_profile(path: str | Path) -> TableProfile:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise ProfileError(f"{path}: not a readable YAML profile: {e}") from None
+    except RecursionError:
+        raise ProfileError(f"{path}: not a readable YAML profile: a value is nested too deeply") from None
     return parse_profile(data, str(path))
 
 

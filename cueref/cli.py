@@ -14,6 +14,8 @@ import logging
 import sys
 from typing import Sequence
 
+from cueref.errors import UserError
+
 # (name, module, one-line help) in the order --help lists them
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
@@ -22,11 +24,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("calibrate", "cueref.commands.calibrate", "find the image-to-table mapping from a video, an image or a camera"),
     ("profile", "cueref.commands.profile", "list, show or check table profiles"),
     ("events", "cueref.commands.events", "check an event log against the contract and a table profile"),
+    ("report", "cueref.commands.report", "the review report of a match: an HTML page beside the annotated video, from the store or a run's event log"),
+    ("export", "cueref.commands.export", "a stored match as files: event log and calls (JSON Lines), tracks and statistics (CSV), a clip per shot"),
+    ("stats", "cueref.commands.stats", "shot statistics per player over one match or the whole store: table, CSV, JSON, plots"),
+    ("review", "cueref.commands.review", "list stored matches and their calls; correct a call (override or answer) and re-judge the rest"),
 )
-
-
-class UserError(Exception):
-    """An error whose message is the whole story for the user (no traceback)."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -1,8 +1,10 @@
-"""4-pin bar billiards: the referee of one frame, and the Norwich league match record.
+"""4-pin bar billiards: the referee of one frame.
 
-Rule numbers are those of the seed rulebook (``shared/seeds/002_*``: the one-page guide, the detailed
-rules 1-3, the Norwich league rules 4-8); where it is silent the engine follows
-``shared/RULES-DECISIONS.md`` ("4-pin bar billiards") and the choices written below.
+Rule numbers are those of the 4-pin bar billiards rulebook (the how-to-play guide, the detailed rules
+1-3, the Norwich league rules 4-8); where it is silent the engine follows the project's rules
+decisions and the choices written below (also in ``docs/rules-bar-billiards.md``). The league match
+(rules 4-8: the draw, the five-player rule, the scorecard) is bookkeeping, not refereeing:
+:mod:`rules.league`.
 
 Decided from camera events
     2b    break-off when no ball is on the table: red on ``spots['break']``, a white from the centre of
@@ -20,8 +22,10 @@ Decided from camera events
           reset until the visit ends, when a ball on a pin's spot goes back to the trough (2h a).
     2i    the frame ends when every ball is gone; one ball left: the endgame if the gap is 200 or less
           (400 with the red), else the frame is over; endgame shots (2i c-h, 3a b).
-    3b    miss (3b d), ball at rest in baulk or touching the D / baulk line (3b f, returned to the
-          trough), a ball touched or moved without a shot (3b g), a second cue contact (3b q).
+    3b    miss (3b d), ball at rest touching the D or the baulk line, or behind it (3b f: "touching" is
+          where the ball meets the cloth, the point under its centre; a ball whose centre is up the
+          table only overhangs the line or the D and is in play), returned to the trough; a ball
+          touched or moved without a shot (3b g), a second cue contact (3b q).
     clock the bar drops ``clock_minutes`` after the first break-off's ``t_s`` (2g, 2i, league 5): a
           ball potted (or off the table, in baulk, displaced by a pin) after that is out of play.
 
@@ -42,16 +46,13 @@ Decided from operator inputs
     entered after the shot it concerns.  2e: ``interference`` (during a shot: the shot is void; between
     shots: hand-moved balls are not a foul).  2g/2i: ``bar_dropped``.  2i: ``endgame`` (the leader
     invokes it).  3a d: ``concession``.  ``answer`` to a pending question; ``override`` of the last
-    call (fields ``fouls``, ``banked``, ``next_player``).
+    shot's call (fields ``fouls``, ``banked``, ``next_player``): the shot is judged again with it, as
+    it is with an ``operator_foul`` on the player who played it (:class:`rules.base.Referee`).
 
 Asked, not guessed
     an event below ``min_confidence``, a shot overlapping an ``unobserved`` interval, or a shot never
     seen at rest makes the call pending; the ``answer`` ``confirm`` judges the events as logged,
     ``discard`` drops the doubtful ones.
-
-League (4-8)
-    :func:`draw_league_match` draws six singles then three doubles frames from a seeded RNG, with the
-    five-player rule (8 a-c); :class:`LeagueMatch` records each frame's score (7 e).
 
 Cannot see
     a ball moved by a falling pin (2f a), a ball that touched the baulk line and rolled back out (3b f),
@@ -72,7 +73,6 @@ Choices where the rulebook is silent (also in ``docs/rules-bar-billiards.md``)
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 from dataclasses import dataclass, field, replace
@@ -80,20 +80,25 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-import numpy as np
+from pydantic import Field
 
 from calibration.table import TableProfile
 from rules.base import (
     Decision,
+    Engine,
     Question,
+    RuleTable,
     RulesError,
+    RulesOptions,
     Shot,
     cushions_before,
     first_contact,
     other,
+    joined_player,
+    parse_balls,
     parse_options,
+    parse_points,
     pots_in_order,
-    refuse_unjudgeable,
 )
 from tracking.events import (
     AtRest,
@@ -107,7 +112,6 @@ from tracking.events import (
     Event,
     Interference,
     InvokeEndgame,
-    Answer,
     OffTable,
     OperatorFoul,
     OperatorInput,
@@ -131,9 +135,7 @@ __all__ = [
     "State",
     "BarBilliardsDecision",
     "BarBilliardsRules",
-    "LeagueFrame",
-    "LeagueMatch",
-    "draw_league_match",
+    "RULES",
 ]
 
 log = logging.getLogger(__name__)
@@ -151,31 +153,20 @@ class FrameStart(StrEnum):
     MID_FRAME = "mid_frame"  # joined mid-way (module docstring)
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Match settings (RULES-DECISIONS.md, bar billiards), recorded in the state."""
+class Options(RulesOptions):
+    """Match settings (the rules decisions for bar billiards), recorded in the state."""
 
-    clock_minutes: float = 15.0  # 2g, 2i, league 5 (14-18): the game clock, from the first break-off
-    same_break_off_degrees: float = 10.0  # 2b d, 3b i: both balls within this of the three previous break-offs
-    centre_tolerance_mm: float = 15.0  # 2b b 1, 3b j: how far from the D's centre a break-off/endgame ball may stand
-    d_tolerance_mm: float = 5.0  # 2c b, 3b c: slack for a ball placed on the D's edge (calibration error)
-    edge_wait_s: float = 5.0  # 2f b: a ball on a hole's edge that drops within this counts
-    tie_mm: float = 2.0  # 2c c: two balls closer than this to the same distance from the baulk line tie
-    min_confidence: float = 0.6  # events less sure than this make the call pending with a question
+    clock_minutes: float = Field(15.0, gt=0, allow_inf_nan=False)  # 2g, 2i, league 5 (14-18): the game clock, from the first break-off
+    same_break_off_degrees: float = Field(10.0, gt=0, allow_inf_nan=False)  # 2b d, 3b i: both balls within this of the three previous break-offs
+    centre_tolerance_mm: float = Field(15.0, ge=0, allow_inf_nan=False)  # 2b b 1, 3b j: how far from the D's centre a break-off/endgame ball may stand
+    d_tolerance_mm: float = Field(5.0, ge=0, allow_inf_nan=False)  # 2c b, 3b c: slack for a ball placed on the D's edge (calibration error)
+    edge_wait_s: float = Field(5.0, gt=0, allow_inf_nan=False)  # 2f b: a ball on a hole's edge that drops within this counts
+    tie_mm: float = Field(2.0, ge=0, allow_inf_nan=False)  # 2c c: two balls closer than this to the same distance from the baulk line tie
+    min_confidence: float = Field(0.6, ge=0.0, le=1.0)  # events less sure than this make the call pending with a question
     start: FrameStart = FrameStart.RACK  # the frame from the start, or joined mid-way
     start_player: str = ""  # start=mid_frame: at the table ("" = the first player)
     start_banked: str = ""  # start=mid_frame: banked scores so far, "side=points,..." ("" = none)
     start_balls: str = ""  # start=mid_frame: the balls still in play, comma-separated ("" = all)
-
-    def __post_init__(self) -> None:
-        for name in ("clock_minutes", "same_break_off_degrees", "edge_wait_s"):
-            if not getattr(self, name) > 0:
-                raise RulesError(f"{GAME}: option {name} must be positive, got {getattr(self, name)!r}")
-        for name in ("centre_tolerance_mm", "d_tolerance_mm", "tie_mm"):
-            if getattr(self, name) < 0:
-                raise RulesError(f"{GAME}: option {name} must be zero or more, got {getattr(self, name)!r}")
-        if not 0.0 <= self.min_confidence <= 1.0:
-            raise RulesError(f"{GAME}: option min_confidence must be between 0 and 1, got {self.min_confidence!r}")
 
 
 class Foul(StrEnum):
@@ -208,32 +199,33 @@ class Foul(StrEnum):
     OUT_OF_TURN = "out_of_turn"  # 3b p: playing out of turn (operator)
 
 
-PRECEDENCE: tuple[Foul, ...] = tuple(Foul)  # declaration order: entire-score fouls first, then by when they happen
+# The rule numbers every call quotes, in one place: the rule of each foul, the order a decision lists
+# fouls in (declaration order: entire-score fouls first, then by when they happen) and the rules an
+# operator_foul may give (a Foul value is accepted too).
+RULES = RuleTable(
+    game=GAME,
+    title="4-pin bar billiards: how to play, detailed rules and Norwich league rules",
+    fouls=MappingProxyType({
+        Foul.BLACK_PIN: "3a a", Foul.ENDGAME_NO_CUSHION: "3a b", Foul.DELIBERATE: "3a c", Foul.UNSPORTING: "3a d",
+        Foul.PIN_DOWN: "3b a", Foul.FOUL_BREAK: "2b b", Foul.SAME_BREAK_OFF: "3b i", Foul.NOT_FROM_D: "3b c",
+        Foul.NOT_FROM_D_CENTRE: "3b j", Foul.RED_NOT_PLAYED: "3b e", Foul.WRONG_BALL: "2c c", Foul.MISS: "3b d",
+        Foul.BAULK: "3b f", Foul.OFF_TABLE: "2d", Foul.ENDGAME_NOT_OFF_CUSHION: "2i e", Foul.ENDGAME_SCOREBOARD: "2i f",
+        Foul.ENDGAME_OFF_TABLE: "2i f", Foul.TOUCHED: "3b g", Foul.DOUBLE_HIT: "3b q", Foul.JUMP: "3b k",
+        Foul.PUSH: "3b l", Foul.NOT_CUE_TIP: "3b m", Foul.NOT_AT_REST: "3b n", Foul.NOT_RESET: "3b o",
+        Foul.OUT_OF_TURN: "3b p",
+    }),
+    precedence=tuple(Foul),
+    operator=MappingProxyType({
+        "2d b": Foul.OFF_TABLE, "3a c": Foul.DELIBERATE, "3a d": Foul.UNSPORTING, "3b g": Foul.TOUCHED,
+        "3b k": Foul.JUMP, "3b l": Foul.PUSH, "3b m": Foul.NOT_CUE_TIP, "3b n": Foul.NOT_AT_REST,
+        "3b o": Foul.NOT_RESET, "3b p": Foul.OUT_OF_TURN, "3b q": Foul.DOUBLE_HIT,
+    }),
+)
+PRECEDENCE = RULES.precedence
 ENTIRE_SCORE = frozenset({Foul.BLACK_PIN, Foul.ENDGAME_NO_CUSHION, Foul.DELIBERATE, Foul.UNSPORTING})
-
-RULE_OF: Mapping[Foul, str] = MappingProxyType({
-    Foul.BLACK_PIN: "3a a", Foul.ENDGAME_NO_CUSHION: "3a b", Foul.DELIBERATE: "3a c", Foul.UNSPORTING: "3a d",
-    Foul.PIN_DOWN: "3b a", Foul.FOUL_BREAK: "2b b", Foul.SAME_BREAK_OFF: "3b i", Foul.NOT_FROM_D: "3b c",
-    Foul.NOT_FROM_D_CENTRE: "3b j", Foul.RED_NOT_PLAYED: "3b e", Foul.WRONG_BALL: "2c c", Foul.MISS: "3b d",
-    Foul.BAULK: "3b f", Foul.OFF_TABLE: "2d", Foul.ENDGAME_NOT_OFF_CUSHION: "2i e", Foul.ENDGAME_SCOREBOARD: "2i f",
-    Foul.ENDGAME_OFF_TABLE: "2i f", Foul.TOUCHED: "3b g", Foul.DOUBLE_HIT: "3b q", Foul.JUMP: "3b k",
-    Foul.PUSH: "3b l", Foul.NOT_CUE_TIP: "3b m", Foul.NOT_AT_REST: "3b n", Foul.NOT_RESET: "3b o",
-    Foul.OUT_OF_TURN: "3b p",
-})
-
-# operator_foul ``rule`` -> foul (a Foul value is accepted too)
-OPERATOR_RULES: Mapping[str, Foul] = MappingProxyType({
-    "2d b": Foul.OFF_TABLE, "3a c": Foul.DELIBERATE, "3a d": Foul.UNSPORTING, "3b g": Foul.TOUCHED,
-    "3b k": Foul.JUMP, "3b l": Foul.PUSH, "3b m": Foul.NOT_CUE_TIP, "3b n": Foul.NOT_AT_REST,
-    "3b o": Foul.NOT_RESET, "3b p": Foul.OUT_OF_TURN, "3b q": Foul.DOUBLE_HIT,
-})
 
 # what to play next
 BREAK_OFF, FROM_D, FROM_TABLE, ENDGAME = "break_off", "from_d", "from_table", "endgame"
-
-
-def _ordered(fouls: Sequence[Foul] | set[Foul]) -> tuple[Foul, ...]:
-    return tuple(f for f in PRECEDENCE if f in set(fouls))
 
 
 def _angle_diff_deg(a: float, b: float) -> float:
@@ -280,13 +272,6 @@ class State:
     winner: str | None = None  # a side; None with frame_over: a shared frame
     endgame_invocable: bool = False  # one ball left, gap over the threshold: the leader may invoke (2i)
     shots: int = 0
-    seq: int = 0  # advances with every decision (guards advance against a stale decision)
-    pending: Question | None = None
-    pending_shot: Shot | None = None
-    last_shot: Shot | None = None  # the last judged shot and the state it was judged on (for overrides)
-    undo: "State | None" = None
-    last_mode: str | None = None
-    last_extra: tuple[Foul, ...] = ()
     start_unseen: bool = False  # joined mid-way: which balls in play rest on the table is read from the first strike
 
     # ---- look-ups -----------------------------------------------------------------------------
@@ -343,13 +328,11 @@ class BarBilliardsDecision(Decision):
     endgame: bool = False
     next_kind: str | None = None
     next_ball: str | None = None
-    basis: int = field(default=0, compare=False, repr=False)
     after: State | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         d = Decision.to_dict(replace(self, after=None))
         d.pop("after", None)
-        d.pop("basis", None)
         return d
 
 
@@ -375,10 +358,11 @@ class _Outcome:
     legal_endgame_pot: bool
 
 
-class BarBilliardsRules:
+class BarBilliardsRules(Engine):
     """The bar billiards referee (see the module docstring for the rules it decides)."""
 
     name = GAME
+    rules = RULES
 
     def __init__(self, profile: TableProfile):
         if profile.kind != "bar_billiards":
@@ -404,32 +388,13 @@ class BarBilliardsRules:
         opts = parse_options(Options, options, GAME)
         st = State(players=players, options=opts, player=players[0], banked=MappingProxyType({}), trough=self.ball_order)
         st = replace(st, banked=MappingProxyType({s: 0 for s in st.sides}))
-        if opts.start is FrameStart.RACK:
-            if opts.start_player or opts.start_banked or opts.start_balls:
-                raise RulesError(f"{GAME}: options start_player, start_banked and start_balls need start=mid_frame (a frame joined mid-way)")
-            return st
-        return self._joined(st, opts)
+        player = joined_player(GAME, opts, players, "start_player")
+        return st if player is None else self._joined(st, opts, player)
 
-    def _joined(self, st: State, opts: Options) -> State:
+    def _joined(self, st: State, opts: Options, player: str) -> State:
         """The state of a frame joined mid-way (module docstring), before its first strike is seen."""
-        player = opts.start_player or st.players[0]
-        if player not in st.players:
-            raise RulesError(f"{GAME}: option start_player={player!r} is not a player of this frame ({', '.join(st.players)})")
-        banked = dict(st.banked)
-        for part in (x for x in opts.start_banked.split(",") if x.strip()):
-            name, _, value = part.partition("=")
-            name, value = name.strip(), value.strip()
-            if name not in banked or not value.isdigit():
-                raise RulesError(f"{GAME}: option start_banked={opts.start_banked!r}: write side=points (points 0 or more) for sides "
-                                 f"{', '.join(banked)}")
-            banked[name] = int(value)
-        names = [b.strip() for b in opts.start_balls.split(",") if b.strip()] or list(self.ball_order)
-        unknown = sorted(set(names) - set(self.ball_order))
-        if unknown:
-            raise RulesError(f"{GAME}: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
-                             f"({', '.join(self.ball_order)})")
-        if len(set(names)) != len(names):
-            raise RulesError(f"{GAME}: option start_balls names a ball twice ({opts.start_balls!r})")
+        banked = parse_points(GAME, "start_banked", opts.start_banked, st.sides, "side")
+        names = parse_balls(GAME, "start_balls", opts.start_balls, self.ball_order, self.profile.name) or list(self.ball_order)
         in_play = self._sort(names)
         bar_down = len(in_play) < len(self.ball_order)
         endgame = False
@@ -454,11 +419,11 @@ class BarBilliardsRules:
 
     # ---- geometry ------------------------------------------------------------------------------
     def in_baulk(self, xy: XY) -> bool:
-        """3b f: a ball at rest touching the baulk line or the D's arc, or behind the line."""
+        """3b f: a ball at rest touching the baulk line or the D, or behind the line. A ball touches
+        where it meets the cloth, under its centre (the rules decisions): a ball whose centre is up
+        the table from the line and outside the D only overhangs them and is in play."""
         p = self.profile
-        r = p.ball_radius_mm
-        beyond = p.d_direction * (xy[0] - p.baulk_x_mm)  # distance up the table from the baulk line
-        return beyond <= r or math.dist(xy, p.d_centre_mm) <= p.d_radius_mm + r
+        return self.baulk_distance(xy) <= 0.0 or math.dist(xy, p.d_centre_mm) <= p.d_radius_mm
 
     def baulk_distance(self, xy: XY) -> float:
         return self.profile.d_direction * (xy[0] - self.profile.baulk_x_mm)
@@ -484,14 +449,18 @@ class BarBilliardsRules:
         return tuple(b for b in self.ball_order if b in s)
 
     # ---- judging ---------------------------------------------------------------------------------
-    def judge(self, state: State, shot: Shot) -> BarBilliardsDecision:
-        """The call on one shot (pure)."""
-        return self._judge(state, shot, mode=None, extra=(), forced=None, current=state)
+    def over(self, state: State) -> tuple[str, str | None] | None:
+        return ("frame", state.winner) if state.frame_over else None
 
-    def _check_playable(self, state: State, shot: Shot) -> None:
-        refuse_unjudgeable(GAME, shot, over="frame" if state.frame_over else None, pending=state.pending)
-        if shot.struck not in self.ball_order:
-            raise RulesError(f"{GAME}: shot {shot.index} strikes unknown ball {shot.struck!r} (balls: {', '.join(self.ball_order)})")
+    def _check_ids(self, state: State, shot: Shot) -> None:
+        """Every ball an event names is a ball of the table, and the struck one is in play."""
+        for e in shot.events + shot.before:
+            names = [getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str)]
+            names += list(getattr(e, "positions", None) or ())
+            for ball in names:
+                if ball not in self.ball_order:
+                    raise RulesError(f"{GAME}: shot {shot.index}: {e.kind} at {e.t_s:.2f}s names unknown ball {ball!r} "
+                                     f"(balls: {', '.join(self.ball_order)})")
         if shot.struck in state.out:
             raise RulesError(f"{GAME}: shot {shot.index} strikes {shot.struck}, which is out of play since the bar dropped")
 
@@ -511,33 +480,87 @@ class BarBilliardsRules:
             parts.append("the balls were never seen at rest")
         options = ("confirm", "discard") if doubtful else ("confirm",)
         ask = "confirm the camera's events or discard the doubtful ones?" if doubtful else "confirm the camera's events?"
-        return Question(f"shot{shot.index}", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options)
+        return Question.about(shot.index, "events", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options)
 
-    def _judge(self, state: State, shot: Shot, *, mode: str | None, extra: tuple[Foul, ...], forced: tuple[Foul, ...] | None,
-               current: State) -> BarBilliardsDecision:
+    def corrects(self, state: State, last: Decision, event: OperatorInput) -> bool:
+        """An override, an operator's foul on the player who played the last shot (3b), or the last
+        shot played out of turn by another player (3b p)."""
+        if isinstance(event, OperatorFoul):
+            return event.player == last.player or RULES.foul_named(event.rule) is Foul.OUT_OF_TURN
+        return isinstance(event, Override)
+
+    def _judge(self, state: State, shot: Shot) -> BarBilliardsDecision:
+        """The call on one shot (pure), with the operator's answer (``confirm`` the camera's doubtful
+        events or ``discard`` them) and corrections (an operator's foul, an override)."""
         state = self._seen_start(state, shot)
-        self._check_playable(state, shot)
-        if mode is None:
-            q = self._question(state, shot)
-            if q is not None:
-                after = replace(current, pending=q, pending_shot=shot, seq=current.seq + 1)
-                return BarBilliardsDecision(
-                    t_s=shot.t_s, shot=shot.index, player=state.player, pending=q, explanation=f"pending: {q.text}",
-                    banked=state.banked, break_score=state.break_score, trough=state.trough, out=state.out,
-                    bar_down=state.bar_down, endgame=state.endgame, basis=current.seq, after=after,
-                )
-        if mode == "discard":
+        self._check_ids(state, shot)
+        q = self._question(state, shot)
+        if q is not None and q.id not in shot.answers:
+            return BarBilliardsDecision(
+                t_s=shot.t_s, shot=shot.index, player=state.player, pending=q, explanation=f"pending: {q.text}",
+                banked=state.banked, break_score=state.break_score, trough=state.trough, out=state.out,
+                bar_down=state.bar_down, endgame=state.endgame,
+            )
+        if q is not None and shot.answers[q.id] == "discard":
             thr = state.options.min_confidence
             events = tuple(e for e in shot.events if isinstance(e, (ShotStart, AtRest)) or e.confidence >= thr)
-            shot = Shot(shot.index, events, shot.before)
+            shot = replace(shot, events=events)
+        intruder = next((e.player for e in shot.corrections if isinstance(e, OperatorFoul) and e.player != state.player
+                         and RULES.foul_named(e.rule) is Foul.OUT_OF_TURN), None)
+        if intruder is not None:
+            return self._out_of_turn(state, shot, intruder)
         base, notes = self._resolve_rebreak(state, shot)
         if any(isinstance(e, Interference) and e.t_s >= shot.t_s for e in shot.before):
-            return self._void(base, state, shot, current)  # state: the one judged on, kept for overrides
+            return self._void(base, state, shot)
         o = self._observe(base, shot, notes)
-        fouls = set(o.fouls) | set(extra)
-        if forced is not None:
-            fouls = set(forced)
-        return self._score(base, shot, replace(o, fouls=_ordered(fouls)), current, mode, extra, origin=state)
+        fouls = set(o.fouls) | {RULES.foul_named(e.rule) for e in shot.corrections if isinstance(e, OperatorFoul)}
+        for e in shot.overrides:
+            if e.field == "fouls":
+                fouls = {RULES.foul_named(v.strip()) for v in e.value.split(",") if v.strip() and v.strip().lower() != "none"}
+        d = self._score(base, shot, replace(o, fouls=RULES.ordered(fouls)))
+        for e in shot.overrides:
+            d = self._overridden(d, e)
+        return d
+
+    def _out_of_turn(self, state: State, shot: Shot, intruder: str) -> BarBilliardsDecision:
+        """3b p: the shot was played out of turn by ``intruder``: their foul (nothing scores, they have
+        no break to lose), the balls stay as they lie, and the player whose turn it was plays on with
+        their break."""
+        side = state.side_of(intruder)
+        base, notes = self._resolve_rebreak(replace(state, player=intruder, break_score=0), shot)
+        o = self._observe(base, shot, notes)
+        d = self._score(base, shot, replace(o, fouls=(Foul.OUT_OF_TURN,)))
+        assert d.after is not None and side in d.after.banked
+        after = replace(d.after, player=state.player, break_score=state.break_score)
+        text = (f"bar billiards 3b p: {intruder} played out of turn - a foul, nothing scores; the balls stay as they lie; "
+                f"{state.player} plays on with a break of {state.break_score}: {self._next_text(after)}")
+        return replace(d, after=after, next_player=None if after.frame_over else state.player, break_score=state.break_score,
+                       explanation=text, rules=("3b p",), visit_over=False)
+
+    def _overridden(self, d: BarBilliardsDecision, e: Override) -> BarBilliardsDecision:
+        """The call with an override of ``banked`` or ``next_player`` applied (``fouls`` is applied
+        while scoring)."""
+        after = d.after
+        assert after is not None
+        if e.field == "fouls":
+            return d
+        if e.field == "banked":
+            banked = dict(after.banked)
+            for part in e.value.split(","):
+                name, _, value = part.partition("=")
+                name = name.strip()
+                if name not in banked or not value.strip().lstrip("-").isdigit():
+                    raise RulesError(f"{GAME}: override banked {e.value!r}: write side=points for sides {', '.join(banked)}")
+                banked[name] = int(value)
+            after = replace(after, banked=MappingProxyType(banked))
+        elif e.field == "next_player":
+            if e.value not in after.players:
+                raise RulesError(f"{GAME}: override next_player {e.value!r}: not a player ({', '.join(after.players)})")
+            after = replace(after, player=e.value, break_score=0 if e.value != after.player else after.break_score)
+        else:
+            raise RulesError(f"{GAME}: override field {e.field!r} is not one bar billiards accepts (fouls, banked, next_player)")
+        return replace(d, after=after, banked=after.banked, break_score=after.break_score,
+                       next_player=None if after.frame_over else after.player)
 
     def _resolve_rebreak(self, state: State, shot: Shot) -> tuple[State, tuple[str, ...]]:
         """2b b: the opponent's choice after a foul break, when no rebreak_choice input came: a shot
@@ -561,12 +584,12 @@ class BarBilliardsRules:
         """The balls on the table are collected for a new break-off (2b b)."""
         return replace(state, table=MappingProxyType({}), trough=self._sort(set(state.trough) | set(state.table)), awaiting_rebreak=False)
 
-    def _void(self, base: State, state: State, shot: Shot, current: State) -> BarBilliardsDecision:
+    def _void(self, base: State, state: State, shot: Shot) -> BarBilliardsDecision:
         """2e: interference during the shot: no penalty, the balls are put back, the player plays again."""
-        after = replace(base, seq=current.seq + 1, shots=state.shots + 1, last_shot=shot, undo=_strip(state), last_mode=None, last_extra=())
+        after = replace(base, shots=state.shots + 1)
         return self._decision(
             after, shot.t_s, shot.index, state.player, (), f"bar billiards 2e: interference - no penalty, the balls are put back; {state.player} plays again",
-            ("2e",), current, points=0, pots=(), banked_now=0, lost_break=0, lost_banked=0, visit_over=False,
+            ("2e",), points=0, pots=(), banked_now=0, lost_break=0, lost_banked=0, visit_over=False,
         )
 
     def _observe(self, state: State, shot: Shot, notes: tuple[str, ...]) -> _Outcome:
@@ -581,7 +604,9 @@ class BarBilliardsRules:
         s_xy = shot.start.xy_mm or pos.get(s) or (placed[-1].xy_mm if placed else None)
         if s not in state.table and s not in state.trough:
             raise RulesError(f"{GAME}: shot {shot.index} strikes {s}, which is neither on the table nor in the trough")
-        on: set[str] = set(state.table) | {s}
+        # on the table: the balls at rest there, the struck one, and any ball the strike shows placed
+        # from the trough (put in the D by hand, then another ball played)
+        on: set[str] = set(state.table) | {s} | {b for b in shot.start.positions if b in state.trough}
         strike_fouls, strike_notes, obj, break_off = self._check_strike(state, shot, kind, s_xy, pos)
         fouls |= strike_fouls
         notes_ += strike_notes
@@ -683,7 +708,7 @@ class BarBilliardsRules:
                     del table[b]
         clock = state.clock_start_t_s if state.clock_start_t_s is not None else (shot.t_s if kind == BREAK_OFF else None)
         return _Outcome(
-            kind=kind, struck=s, fouls=_ordered(fouls), counted=tuple(counted), replaced=tuple(replaced),
+            kind=kind, struck=s, fouls=RULES.ordered(fouls), counted=tuple(counted), replaced=tuple(replaced),
             table=MappingProxyType(table), to_trough=tuple(to_trough.items()), notes=tuple(notes_), rules=tuple(rules),
             moved_pins=frozenset(moved_pins), break_off=break_off, clock_start_t_s=clock, legal_endgame_pot=legal_endgame_pot,
         )
@@ -782,8 +807,7 @@ class BarBilliardsRules:
             return True
         return clock_start is not None and t_s >= clock_start + state.options.clock_minutes * 60.0
 
-    def _score(self, state: State, shot: Shot, o: _Outcome, current: State, mode: str | None, extra: tuple[Foul, ...],
-               origin: State) -> BarBilliardsDecision:
+    def _score(self, state: State, shot: Shot, o: _Outcome) -> BarBilliardsDecision:
         p = self.profile
         player = state.player
         side = state.side_of(player)
@@ -820,7 +844,7 @@ class BarBilliardsRules:
                 lost_banked = banked[side]
                 banked[side] = 0
             break_score = 0
-            rules += [RULE_OF[f] for f in fouls]
+            rules += [RULES.fouls[f] for f in fouls]
         elif continues:
             break_score = state.break_score + points
             rules += ["2b c", "2g"] if o.kind == BREAK_OFF and not o.table else ["2c a", "2g"]
@@ -889,12 +913,10 @@ class BarBilliardsRules:
             banked_now += after.banked[side] - banked[side] if not foul else 0
             visit_over = True
 
-        after = replace(after, seq=current.seq + 1, last_shot=shot, undo=_strip(origin),
-                        last_mode=mode, last_extra=extra, pending=None, pending_shot=None)
         rules_ = tuple(dict.fromkeys(rules))
         text = self._explain(state, o, fouls, rules_, break_score, banked_now, lost_break, lost_banked, after, end_note, pots_txt)
         return self._decision(
-            after, shot.t_s, shot.index, player, fouls, text, rules_, current,
+            after, shot.t_s, shot.index, player, fouls, text, rules_,
             points=points, pots=tuple(pots_txt), banked_now=banked_now, lost_break=lost_break, lost_banked=lost_banked,
             visit_over=visit_over,
         )
@@ -912,7 +934,7 @@ class BarBilliardsRules:
         who = state.player
         parts = []
         if fouls:
-            names = ", ".join(f"{f.value} ({RULE_OF[f]})" for f in fouls)
+            names = ", ".join(f"{f.value} ({RULES.fouls[f]})" for f in fouls)
             loss = f"{who} loses the break of {lost_break}"
             if lost_banked or any(f in ENTIRE_SCORE for f in fouls):
                 loss += f" and the entire banked score of {lost_banked} (3a)"
@@ -957,7 +979,7 @@ class BarBilliardsRules:
             return f"the endgame ball ({self.next_ball(state)}) from the centre of the D"
         return f"the ball nearest the baulk line ({self.next_ball(state)}), in the D"
 
-    def _decision(self, after: State, t_s: float, shot: int | None, player: str | None, fouls, text: str, rules, current: State,
+    def _decision(self, after: State, t_s: float, shot: int | None, player: str | None, fouls, text: str, rules,
                   **kw: Any) -> BarBilliardsDecision:
         kind = after.next_kind if not after.frame_over else None
         return BarBilliardsDecision(
@@ -967,24 +989,17 @@ class BarBilliardsRules:
             match_over=after.frame_over, match_winner=after.winner, explanation=text, rules=tuple(rules),
             break_score=after.break_score, banked=after.banked, trough=after.trough, out=after.out,
             bar_down=after.bar_down, endgame=after.endgame, next_kind=kind, next_ball=self.next_ball(after) if kind else None,
-            basis=current.seq, after=after, **kw,
+            after=after, **kw,
         )
 
-    def advance(self, state: State, decision: Decision) -> State:
-        """The state after a decision (a pending one only stores its question)."""
+    def _advance(self, state: State, decision: Decision) -> State:
         if not isinstance(decision, BarBilliardsDecision) or decision.after is None:
             raise RulesError(f"{GAME}: advance needs a decision made by this engine")
-        if decision.basis != state.seq:
-            raise RulesError(f"{GAME}: the decision was made on another state (step {decision.basis}, this state is at step {state.seq})")
         return decision.after
 
     # ---- operator inputs ---------------------------------------------------------------------------
-    def on_input(self, state: State, event: OperatorInput) -> BarBilliardsDecision | None:
+    def _on_input(self, state: State, event: OperatorInput) -> BarBilliardsDecision | None:
         """Inputs that act at once; the others (nomination, warning...) do nothing in bar billiards."""
-        if isinstance(event, Answer):
-            return self._answer(state, event)
-        if isinstance(event, Override):
-            return self._override(state, event)
         if isinstance(event, OperatorFoul):
             return self._operator_foul(state, event)
         if isinstance(event, RebreakChoice):
@@ -1017,54 +1032,16 @@ class BarBilliardsRules:
 
     def _input_decision(self, state: State, after: State, event: OperatorInput, text: str, rules, *, fouls=(), player=None,
                         lost_break: int = 0, lost_banked: int = 0) -> BarBilliardsDecision:
-        """A decision on an input; it closes the last shot to overrides (the state has moved on)."""
-        after = replace(after, seq=state.seq + 1, undo=None, last_shot=None)
-        return self._decision(after, event.t_s, None, player or state.player, fouls, text, rules, state,
+        """A decision on an input."""
+        return self._decision(after, event.t_s, None, player or state.player, fouls, text, rules,
                               lost_break=lost_break, lost_banked=lost_banked, visit_over=after.player != state.player)
 
-    def _answer(self, state: State, event: Answer) -> BarBilliardsDecision:
-        q = state.pending
-        if q is None or event.question != q.id:
-            raise RulesError(f"{GAME}: answer to question {event.question!r}, but the open question is {q.id if q else 'none'!r}")
-        if event.answer not in q.options:
-            raise RulesError(f"{GAME}: answer {event.answer!r} to {q.id}: choose one of {', '.join(q.options)}")
-        base = replace(state, pending=None, pending_shot=None)
-        return self._judge(base, state.pending_shot, mode=event.answer, extra=(), forced=None, current=state)
-
-    def _rejudge(self, state: State, extra: tuple[Foul, ...], forced: tuple[Foul, ...] | None, event: OperatorInput, label: str) -> BarBilliardsDecision:
-        d = self._judge(state.undo, state.last_shot, mode=state.last_mode or "confirm", extra=extra, forced=forced, current=state)
-        return replace(d, t_s=event.t_s, explanation=f"{label}: {d.explanation}")
-
-    def _override(self, state: State, event: Override) -> BarBilliardsDecision:
-        note = f" ({event.note})" if event.note else ""
-        if event.field == "fouls":
-            if state.last_shot is None or state.undo is None:
-                raise RulesError(f"{GAME}: override of fouls at {event.t_s:g} s: there is no shot call to replace")
-            forced = tuple(_foul_named(v.strip()) for v in event.value.split(",") if v.strip() and v.strip().lower() != "none")
-            return self._rejudge(state, (), _ordered(forced), event, f"override{note}")
-        if event.field == "banked":
-            banked = dict(state.banked)
-            for part in event.value.split(","):
-                name, _, value = part.partition("=")
-                name = name.strip()
-                if name not in banked or not value.strip().lstrip("-").isdigit():
-                    raise RulesError(f"{GAME}: override banked {event.value!r}: write side=points for sides {', '.join(banked)}")
-                banked[name] = int(value)
-            after = replace(state, banked=MappingProxyType(banked))
-            return self._input_decision(state, after, event, f"override{note}: banked scores set to {event.value}", ())
-        if event.field == "next_player":
-            if event.value not in state.players:
-                raise RulesError(f"{GAME}: override next_player {event.value!r}: not a player ({', '.join(state.players)})")
-            after = replace(state, player=event.value, break_score=0 if event.value != state.player else state.break_score)
-            return self._input_decision(state, after, event, f"override{note}: {event.value} to play", ())
-        raise RulesError(f"{GAME}: override field {event.field!r} is not one bar billiards accepts (fouls, banked, next_player)")
-
     def _operator_foul(self, state: State, event: OperatorFoul) -> BarBilliardsDecision:
-        foul = _foul_named(event.rule)
+        """An operator's foul that does not concern the last shot's player: the player at the table
+        loses the break and play passes (3b, e.g. 3b p: playing out of turn is the offender's foul);
+        one away from the table loses only what an entire-score foul takes (3a)."""
+        foul = RULES.foul_named(event.rule)
         side = state.side_of(event.player)
-        if state.last_shot is not None and state.undo is not None and state.undo.player == event.player:
-            extra = state.last_extra + (foul,)
-            return self._rejudge(state, extra, None, event, f"operator foul {RULE_OF[foul]}" + (f" ({event.note})" if event.note else ""))
         if state.frame_over:
             raise RulesError(f"{GAME}: operator foul at {event.t_s:g} s after the frame ended, not on its last shot")
         banked = dict(state.banked)
@@ -1076,14 +1053,14 @@ class BarBilliardsRules:
             lost_break = state.break_score
             after = replace(state, banked=MappingProxyType(banked), break_score=0, player=state.next_after(state.player),
                             pins_moved=frozenset(), break_offs=())
-            text = f"bar billiards {RULE_OF[foul]}: foul {foul.value} by {event.player} - loses the break of {lost_break}" + (
+            text = f"bar billiards {RULES.fouls[foul]}: foul {foul.value} by {event.player} - loses the break of {lost_break}" + (
                 f" and the entire score of {lost_banked}" if foul in ENTIRE_SCORE else "") + f"; {after.player} to play: {self._next_text(after)}"
         else:
             lost_break = 0
             after = replace(state, banked=MappingProxyType(banked))
-            text = f"bar billiards {RULE_OF[foul]}: foul {foul.value} by {event.player}, who is not at the table" + (
+            text = f"bar billiards {RULES.fouls[foul]}: foul {foul.value} by {event.player}, who is not at the table" + (
                 f" - loses the entire score of {lost_banked}" if foul in ENTIRE_SCORE else " - no break to lose")
-        return self._input_decision(state, after, event, text, (RULE_OF[foul],), fouls=(foul,), player=event.player,
+        return self._input_decision(state, after, event, text, (RULES.fouls[foul],), fouls=(foul,), player=event.player,
                                     lost_break=lost_break, lost_banked=lost_banked)
 
     def _invoke_endgame(self, state: State, event: InvokeEndgame) -> BarBilliardsDecision:
@@ -1098,22 +1075,6 @@ class BarBilliardsRules:
 # ---- helpers ---------------------------------------------------------------------------------------------
 
 
-def _strip(state: State) -> State:
-    return replace(state, undo=None, last_shot=None, pending=None, pending_shot=None)
-
-
-def _foul_named(rule: str) -> Foul:
-    key = " ".join(rule.lower().replace("bar billiards", "").replace("(", " ").replace(")", " ").split())
-    if key in OPERATOR_RULES:
-        return OPERATOR_RULES[key]
-    try:
-        return Foul(key.replace(" ", "_"))
-    except ValueError:
-        raise RulesError(
-            f"{GAME}: unknown foul {rule!r}: give a rule ({', '.join(OPERATOR_RULES)}) or a foul ({', '.join(f.value for f in Foul)})"
-        ) from None
-
-
 def _penalty_text(fouls, lost_break: int, lost_banked: int) -> str | None:
     if not fouls:
         return None
@@ -1123,158 +1084,5 @@ def _penalty_text(fouls, lost_break: int, lost_banked: int) -> str | None:
 
 
 def _describe(e: Event) -> str:
-    fields_ = [str(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name in ("ball", "a", "b", "pocket", "cushion", "pin")]
+    fields_ = [str(v) for v in (getattr(e, k, None) for k in ("ball", "a", "b", "pocket", "cushion", "pin")) if v is not None]
     return " ".join([e.kind, *fields_])
-
-
-# ---- the Norwich league match (rules 4-8) ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LeagueFrame:
-    """One frame of a league match: who plays it, which team referees it (6), and its score."""
-
-    number: int  # 1-6 singles, 7-9 doubles
-    kind: str  # "singles" | "doubles"
-    home: tuple[str, ...]
-    away: tuple[str, ...]
-    referee: str  # "home" | "away": the home team referees frame 1, then the teams alternate (6)
-    notes: tuple[str, ...] = ()  # how a five-player team's extra name was drawn (8 b, 8 c)
-    home_score: int | None = None
-    away_score: int | None = None
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        """The engine's player order: home first (A1 B1 A2 B2 in doubles)."""
-        if self.kind == "singles":
-            return (self.home[0], self.away[0])
-        return (self.home[0], self.away[0], self.home[1], self.away[1])
-
-    @property
-    def result(self) -> str | None:
-        """``home``, ``away``, ``shared`` (equal scores, 2i) or None before it is played."""
-        if self.home_score is None or self.away_score is None:
-            return None
-        if self.home_score == self.away_score:
-            return "shared"
-        return "home" if self.home_score > self.away_score else "away"
-
-
-@dataclass(frozen=True, slots=True)
-class LeagueMatch:
-    """A Norwich league match: six singles frames then three doubles (6), drawn with a seeded RNG."""
-
-    home_team: str
-    away_team: str
-    home_players: tuple[str, ...]
-    away_players: tuple[str, ...]
-    seed: int
-    clock_minutes: float
-    frames: tuple[LeagueFrame, ...]
-
-    @property
-    def frame_options(self) -> Mapping[str, Any]:
-        """The engine options every frame of the match is played under (the clock, rule 5)."""
-        return MappingProxyType({"clock_minutes": self.clock_minutes})
-
-    def record(self, number: int, home_score: int, away_score: int) -> "LeagueMatch":
-        """The match with frame ``number``'s final score written on the scorecard (7 e)."""
-        if not 1 <= number <= len(self.frames):
-            raise RulesError(f"{GAME} league: there is no frame {number} (frames 1-{len(self.frames)})")
-        for v in (home_score, away_score):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise RulesError(f"{GAME} league: frame {number}: scores must be whole points, zero or more; got {v!r}")
-        frame = self.frames[number - 1]
-        frames = list(self.frames)
-        frames[number - 1] = replace(frame, home_score=home_score, away_score=away_score)
-        return replace(self, frames=tuple(frames))
-
-    def record_state(self, number: int, state: State) -> "LeagueMatch":
-        """Record a finished frame from the engine's final state (players in :attr:`LeagueFrame.players` order)."""
-        frame = self.frames[number - 1] if 1 <= number <= len(self.frames) else None
-        if frame is None:
-            raise RulesError(f"{GAME} league: there is no frame {number}")
-        if not state.frame_over:
-            raise RulesError(f"{GAME} league: frame {number} is not over yet")
-        if state.players != frame.players:
-            raise RulesError(f"{GAME} league: frame {number} is {frame.players}, the state is of {state.players}")
-        home_side, away_side = state.sides
-        return self.record(number, state.banked[home_side], state.banked[away_side])
-
-    @property
-    def frames_won(self) -> Mapping[str, float]:
-        """Frames won by each team; a shared frame counts a half to each."""
-        won = {"home": 0.0, "away": 0.0}
-        for f in self.frames:
-            if f.result == "shared":
-                won["home"] += 0.5
-                won["away"] += 0.5
-            elif f.result is not None:
-                won[f.result] += 1.0
-        return MappingProxyType(won)
-
-    @property
-    def over(self) -> bool:
-        return all(f.result is not None for f in self.frames)
-
-    @property
-    def winner(self) -> str | None:
-        """The winning team's name once every frame is recorded (None while unfinished or level)."""
-        if not self.over:
-            return None
-        won = self.frames_won
-        if won["home"] == won["away"]:
-            return None
-        return self.home_team if won["home"] > won["away"] else self.away_team
-
-
-def _draw_team(players: tuple[str, ...], team: str, opponent: str, rng: np.random.Generator) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], dict[int, str]]:
-    """Singles (6 names) and doubles (3 pairs) for one team; a team of five follows rule 8 a-c."""
-    notes: dict[int, str] = {}
-    hat = [players[i] for i in rng.permutation(len(players))]
-    singles = [(name,) for name in hat[:6]]
-    hat = [players[i] for i in rng.permutation(len(players))]
-    pairs = [tuple(hat[i:i + 2]) for i in range(0, 6, 2)]
-    if len(players) == 5:
-        # 8 b: the sixth singles frame: all five names back in the hat, one drawn by the opponents
-        extra = players[int(rng.integers(len(players)))]
-        singles.append((extra,))
-        notes[6] = f"8 b: {opponent} drew {extra} from {team}'s five names"
-        # 8 c: the third doubles frame: the player who played twice in the singles is left out
-        half = pairs[2]
-        pool = [p for p in players if p != extra and p not in half]
-        partner = pool[int(rng.integers(len(pool)))]
-        pairs[2] = half + (partner,)
-        notes[9] = f"8 c: {opponent} drew {partner} from {team}'s names (without {extra}, who played two singles)"
-    return singles, pairs, notes
-
-
-def draw_league_match(home_team: str, home_players: Sequence[str], away_team: str, away_players: Sequence[str],
-                      seed: int, clock_minutes: float = 15.0) -> LeagueMatch:
-    """Draw a league match (6, 8): six singles then three doubles, names drawn from a hat.
-
-    Each team needs at least five players (8); a team of five plays under 8 a-c. The draw is
-    reproducible from ``seed``; the clock must be 14 to 18 minutes (5).
-    """
-    if not 14.0 <= clock_minutes <= 18.0:
-        raise RulesError(f"{GAME} league: the game clock must be between 14 and 18 minutes (rule 5), got {clock_minutes:g}")
-    teams = ((home_team, tuple(home_players)), (away_team, tuple(away_players)))
-    for name, players in teams:
-        if len(set(players)) != len(players):
-            raise RulesError(f"{GAME} league: {name} lists a player twice: {players}")
-        if len(players) < 5:
-            raise RulesError(f"{GAME} league: {name} has {len(players)} players; a match needs at least five a side (rule 8)")
-    if set(home_players) & set(away_players):
-        raise RulesError(f"{GAME} league: {', '.join(sorted(set(home_players) & set(away_players)))} cannot play for both teams")
-    rng = np.random.default_rng(seed)
-    hs, hd, hn = _draw_team(teams[0][1], home_team, away_team, rng)
-    as_, ad, an = _draw_team(teams[1][1], away_team, home_team, rng)
-    frames = []
-    for i in range(9):
-        number = i + 1
-        kind = "singles" if i < 6 else "doubles"
-        home = hs[i] if i < 6 else hd[i - 6]
-        away = as_[i] if i < 6 else ad[i - 6]
-        notes = tuple(n for n in (hn.get(number), an.get(number)) if n)
-        frames.append(LeagueFrame(number, kind, home, away, "home" if number % 2 else "away", notes))
-    return LeagueMatch(home_team, away_team, teams[0][1], teams[1][1], seed, clock_minutes, tuple(frames))

@@ -1,40 +1,53 @@
-"""The common interface of the rules engines, and the replay of an event log through one.
+"""The referee protocol every game shares, and the replay of an event log through an engine.
 
-An engine is a pure function pair over immutable states::
+An engine states a game's rules; :class:`Referee` owns the flow that is the same in every game::
 
     engine = get_engine("ficha", profile)            # rules/__init__.py
-    state = engine.initial_state(players=("A", "B"), options={"next_break": "winner"})
-    decision = engine.judge(state, shot)             # never mutates state or shot
-    state = engine.advance(state, decision)
+    referee = Referee(engine, ("A", "B"), {"next_break": "winner"})
+    for event in log:
+        for step in referee.feed(event):             # a shot's call when its at_rest arrives,
+            print(step.decision.summary())           # an operator input's call at once
+    referee.undo("the camera saw a practice stroke") # take the last call back
 
-Operator inputs that act at once (a concession, an answer to a pending question, an override) go
-through ``engine.on_input(state, event)``, which returns a :class:`Decision` or ``None`` when the
-input only waits for the next shot (a nomination, say).
+**The engine** (a subclass of :class:`Engine`) is a set of pure functions over immutable states:
+``initial_state(players, options)``, ``judge(state, shot) -> Decision`` (never mutates its inputs),
+``advance(state, decision) -> state`` and ``on_input(state, event) -> Decision | None`` for the
+operator inputs that act on their own (a concession, a warning, a "play again").
 
-:func:`split_log` groups a flat event log into :class:`Shot` records: each holds the
-:class:`~tracking.events.ShotStart`, every camera event up to and including the
-:class:`~tracking.events.AtRest` that ends it, and the hand events and operator inputs that came
-between the previous shot and this one (``before``). :func:`replay` runs a whole log.
+**The operator's word on a shot** travels with the shot: :attr:`Shot.answers` (question id ->
+answer) and :attr:`Shot.corrections` (the overrides and other inputs that correct the shot's call).
+An engine reads them while judging, so answering a question, overriding a call and undoing one are
+all the same thing: judge the shot again, from the state before it, with the operator's word applied.
+:class:`Referee` keeps that history; no engine keeps an undo record of its own.
 
-This package imports the event types and NumPy only: never OpenCV (a test checks it).
+**Questions** have one id scheme, ``s<shot>:<topic>[:<detail>...]`` (:meth:`Question.about`), and
+are compared with ``==``. While a question is pending only its answer (or an input that waits for the
+next shot, or :meth:`Referee.undo`) is taken; the next shot is refused until it is answered.
+
+:func:`split_log` groups a flat event log into :class:`Shot` records; :func:`replay` runs a whole log.
+This package imports the event types, the table profile, NumPy and pydantic only: never OpenCV (a test
+checks it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import Annotated, Any, ClassVar, Iterable, Iterator, Mapping, Sequence, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from tracking.events import (
+    Answer,
     AtRest,
     BallBall,
     BallCushion,
     CameraEvent,
     Event,
     OperatorInput,
+    Override,
     Pot,
     ShotStart,
 )
@@ -44,34 +57,86 @@ __all__ = [
     "Shot",
     "Question",
     "Decision",
-    "GameRules",
+    "Undo",
+    "RuleTable",
+    "RulesOptions",
+    "Engine",
+    "Step",
+    "Referee",
+    "ShotSplitter",
     "split_log",
     "replay",
     "refuse_unjudgeable",
     "parse_options",
+    "options_dict",
+    "Frames",
+    "joined_player",
+    "parse_balls",
+    "parse_points",
     "first_contact",
+    "other",
     "pots_in_order",
     "cushions_before",
+    "frozen_map",
 ]
 
 
 class RulesError(ValueError):
-    """An impossible situation for the rules (a shot with an unknown ball, a ball potted twice, a shot
-    judged after the match ended, a missing nomination). The message says what and what to do."""
+    """An impossible log or input (a ball potted twice, an unknown ball id, a shot after the match
+    ended, an answer to no question). The message says what and what to do. A shot that happened is
+    never refused because it breaks a rule: it gets a call (a foul, a legal shot, or a question)."""
+
+
+# ---- questions ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What the engine asks the operator when it cannot decide (low confidence, unseen moment, a
+    missing input). ``id`` is what an :class:`~tracking.events.Answer` quotes (:meth:`about` builds
+    it); ``options`` the accepted answers."""
+
+    id: str
+    text: str
+    options: tuple[str, ...]
+
+    @staticmethod
+    def key(shot: int, topic: str, *detail: str | int) -> str:
+        """The id of a question about ``shot``: ``s<shot>:<topic>[:<detail>...]``."""
+        return ":".join([f"s{shot}", topic, *(str(d) for d in detail)])
+
+    @classmethod
+    def about(cls, shot: int, topic: str, text: str, options: Sequence[str], *detail: str | int) -> "Question":
+        return cls(cls.key(shot, topic, *detail), text, tuple(options))
+
+    @property
+    def topic(self) -> str:
+        """The topic part of the id (``removal`` in ``s5:removal:2``)."""
+        parts = self.id.split(":")
+        return parts[1] if len(parts) > 1 else ""
+
+
+# ---- a shot and what the operator said about it ----------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Shot:
-    """One shot: the strike, what followed until everything stopped, and what came before it.
+    """One shot: the strike, what followed until everything stopped, what came before it, and the
+    operator's word on it.
 
     ``events`` runs from the :class:`ShotStart` (first) to the :class:`AtRest` (last, if the log has
     it) in time order. ``before`` holds the hand events (ball placed / removed / touched) and the
-    operator inputs since the previous shot ended, in time order.
+    operator inputs since the previous shot ended, in time order. ``answers`` maps the ids of the
+    questions the engine asked about this shot to the operator's answers; ``corrections`` lists the
+    inputs given after the call that correct it (overrides, and whatever else the engine's
+    :meth:`Engine.corrects` accepts), in the order given.
     """
 
     index: int
     events: tuple[CameraEvent, ...]
     before: tuple[Event, ...] = ()
+    answers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    corrections: tuple[OperatorInput, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.events or not isinstance(self.events[0], ShotStart):
@@ -108,16 +173,30 @@ class Shot:
         pool = [e for e in self.before + self.events if isinstance(e, OperatorInput)]
         return tuple(e for e in pool if not kinds or isinstance(e, kinds))
 
+    @property
+    def overrides(self) -> tuple[Override, ...]:
+        return tuple(e for e in self.corrections if isinstance(e, Override))
 
-@dataclass(frozen=True, slots=True)
-class Question:
-    """What the engine asks the operator when it cannot decide (low confidence, unseen moment).
+    def answered(self, question_id: str, answer: str) -> "Shot":
+        return dataclasses.replace(self, answers=MappingProxyType({**self.answers, question_id: answer}))
 
-    ``id`` is what an :class:`~tracking.events.Answer` quotes; ``options`` the accepted answers."""
+    def corrected(self, event: OperatorInput) -> "Shot":
+        return dataclasses.replace(self, corrections=self.corrections + (event,))
 
-    id: str
-    text: str
-    options: tuple[str, ...]
+
+# ---- decisions -------------------------------------------------------------------------------------------
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, enum.Enum):
+        return v.value
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: _json_value(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, Mapping):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (tuple, list, frozenset, set)):
+        return [_json_value(x) for x in v]
+    return v
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,7 +205,8 @@ class Decision:
 
     ``fouls`` lists every foul found, as values of the game's ``Foul`` enum in the game's documented
     precedence order; ``explanation`` is one line that quotes the rule numbers (also in ``rules``).
-    A ``pending`` decision changes nothing until the operator answers its question.
+    A ``pending`` decision changes nothing until the operator answers its question. ``amends``: the
+    call replaces the previous call on the same shot (an override or a correction).
     Engines extend this with their own fields (scores, breaks).
     """
 
@@ -143,6 +223,7 @@ class Decision:
     explanation: str = ""
     rules: tuple[str, ...] = ()
     pending: Question | None = None
+    amends: bool = False
 
     def summary(self) -> str:
         """One line for a terminal: time, shot, the call and its rules."""
@@ -154,86 +235,268 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (enums as their values)."""
-
-        def conv(v: Any) -> Any:
-            if isinstance(v, enum.Enum):
-                return v.value
-            if dataclasses.is_dataclass(v) and not isinstance(v, type):
-                return {f.name: conv(getattr(v, f.name)) for f in dataclasses.fields(v)}
-            if isinstance(v, Mapping):
-                return {str(k): conv(x) for k, x in v.items()}
-            if isinstance(v, (tuple, list, frozenset, set)):
-                return [conv(x) for x in v]
-            return v
-
-        return {f.name: conv(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        return {f.name: _json_value(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Undo(Decision):
+    """The operator took the last call back (:meth:`Referee.undo`): the match is where it was before
+    it. ``withdrawn`` is the call taken back."""
 
-@runtime_checkable
-class GameRules(Protocol):
-    """What every engine offers (see rules/ficha.py, rules/brasileira.py, rules/bar_billiards.py)."""
+    withdrawn: Decision
 
-    name: str
-
-    def initial_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Any: ...
-
-    def judge(self, state: Any, shot: Shot) -> Decision: ...
-
-    def advance(self, state: Any, decision: Decision) -> Any: ...
-
-    def on_input(self, state: Any, event: OperatorInput) -> Decision | None: ...
+    def to_dict(self) -> dict[str, Any]:
+        d = Decision.to_dict(self)
+        d["withdrawn"] = self.withdrawn.to_dict()
+        return d
 
 
-# ---- options ------------------------------------------------------------------------------------
+# ---- the rule numbers of a game ------------------------------------------------------------------------
 
-O = TypeVar("O")
+
+@dataclass(frozen=True)
+class RuleTable:
+    """One game's rule numbers in one place: the rulebook's title, the rule each foul quotes, the
+    order fouls are listed in, and the rule numbers (or foul names) an ``operator_foul`` may give."""
+
+    game: str  # the engine's name, which starts every explanation ("ficha 4.2.1: ...")
+    title: str  # the rulebook, cited by its title
+    fouls: Mapping[Any, str]  # foul -> the rule it quotes
+    precedence: tuple[Any, ...]  # fouls in the order a decision lists them
+    operator: Mapping[str, Any] = field(default_factory=dict)  # operator_foul rule -> foul
+
+    def __post_init__(self) -> None:
+        missing = set(self.fouls) ^ set(self.precedence)
+        if missing or len(set(self.precedence)) != len(self.precedence):
+            raise ValueError(f"{self.game}: the precedence must list every foul once ({', '.join(map(str, missing))})")
+
+    def ordered(self, fouls: Iterable[Any]) -> tuple[Any, ...]:
+        """``fouls`` in precedence order, each once."""
+        given = set(fouls)
+        return tuple(f for f in self.precedence if f in given)
+
+    def rule_of(self, foul: Any) -> str:
+        return self.fouls[foul]
+
+    def foul_named(self, text: str) -> Any:
+        """The foul an ``operator_foul`` names: a rule number of :attr:`operator` (the game's name and
+        brackets may be included) or a foul's value."""
+        key = " ".join(text.lower().replace(self.game.replace("-", " "), " ").replace("(", " ").replace(")", " ").split())
+        if key in self.operator:
+            return self.operator[key]
+        for foul in self.precedence:
+            if key.replace(" ", "_") == str(foul):
+                return foul
+        raise RulesError(
+            f"{self.game}: operator_foul rule {text!r} is an unknown foul; give a rule ({', '.join(self.operator)}) "
+            f"or a foul ({', '.join(str(f) for f in self.precedence)})"
+        )
+
+
+# ---- options -------------------------------------------------------------------------------------------
+
+
+class RulesOptions(BaseModel):
+    """The base of every engine's options: a frozen pydantic model that refuses unknown names, with
+    each field's range declared on the field (:func:`parse_options` turns pydantic's errors into the
+    project's messages)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+O = TypeVar("O", bound=RulesOptions)
+
+
+def _odd(frames: int) -> int:
+    if frames < 1 or frames % 2 == 0:
+        raise ValueError("must be an odd number of frames, 1 or more (best of N)")
+    return frames
+
+
+Frames = Annotated[int, AfterValidator(_odd)]  # a match is best of N frames, N odd
+
+
+def joined_player(game: str, options: RulesOptions, players: Sequence[str], player_option: str) -> str | None:
+    """For a frame joined mid-way (option ``start=mid_frame``): the player at the table, from option
+    ``player_option`` (default the first player). None for a frame from the start, where the other
+    ``start_*`` options are refused."""
+    given = [name for name in type(options).model_fields if name.startswith("start_") and getattr(options, name)]
+    if getattr(options, "start") != "mid_frame":
+        if given:
+            raise RulesError(f"{game}: options {', '.join(given)} need start=mid_frame (a frame joined mid-way)")
+        return None
+    player = getattr(options, player_option) or players[0]
+    if player not in players:
+        raise RulesError(f"{game}: option {player_option}={player!r} is not a player of this match ({', '.join(players)})")
+    return player
+
+
+def parse_balls(game: str, option: str, text: str, known: Sequence[str], table: str) -> list[str]:
+    """Ball ids given as ``a,b,c`` (option ``option``): each a ball of the table, each once."""
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise RulesError(f"{game}: option {option} names {', '.join(unknown)}, not balls of table {table!r} ({', '.join(known)})")
+    if len(set(names)) != len(names):
+        raise RulesError(f"{game}: option {option} names a ball twice ({text!r})")
+    return names
+
+
+def parse_points(game: str, option: str, text: str, names: Sequence[str], who: str) -> dict[str, int]:
+    """Scores given as ``name=points,...`` (option ``option``) for ``names`` (players or sides, ``who``);
+    the names not given have 0."""
+    points = {n: 0 for n in names}
+    for part in (x for x in text.split(",") if x.strip()):
+        name, _, value = (t.strip() for t in part.partition("="))
+        if name not in points or not value.isdigit():
+            raise RulesError(f"{game}: option {option}={text!r}: write {who}=points (points 0 or more) for {who}s {', '.join(names)}")
+        points[name] = int(value)
+    return points
+
+
+def _range_text(cls: type[RulesOptions], name: str) -> str:
+    bounds: dict[str, Any] = {}
+    for m in cls.model_fields[name].metadata:
+        for k in ("ge", "gt", "le", "lt"):
+            if getattr(m, k, None) is not None:
+                bounds[k] = getattr(m, k)
+    low = ("ge", bounds["ge"]) if "ge" in bounds else ("gt", bounds["gt"]) if "gt" in bounds else None
+    high = ("le", bounds["le"]) if "le" in bounds else ("lt", bounds["lt"]) if "lt" in bounds else None
+    if low and high:
+        return f"must lie between {low[1]:g} and {high[1]:g}"
+    if low == ("gt", 0):
+        return "must be positive"
+    if low == ("ge", 0):
+        return "must not be negative"
+    if low:
+        return f"must be {'more than' if low[0] == 'gt' else 'at least'} {low[1]:g}"
+    if high:
+        return f"must be {'less than' if high[0] == 'lt' else 'at most'} {high[1]:g}"
+    return "is out of range"
+
+
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return f"{annotation.__name__} (one of {', '.join(str(m.value) for m in annotation)})"
+    return getattr(annotation, "__name__", str(annotation))
 
 
 def parse_options(cls: type[O], given: Mapping[str, Any] | None, game: str) -> O:
-    """Build a frozen options dataclass from a mapping, with clear errors for unknown names or bad
-    values. Enum fields accept their value strings; bools accept true/false strings."""
+    """The options of ``game`` from a mapping (strings as given on a command line are converted: enum
+    values, true/false, numbers), validated by the model; a :class:`RulesError` names the game, the
+    option and what it accepts."""
     given = dict(given or {})
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(given) - set(fields))
+    try:
+        return cls.model_validate(given)
+    except ValidationError as err:
+        errors = err.errors()
+    unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
     if unknown:
-        raise RulesError(f"{game}: unknown option(s) {', '.join(unknown)}; the options are {', '.join(fields)}")
-    hints = typing.get_type_hints(cls)
-    kwargs: dict[str, Any] = {}
-    for name, value in given.items():
-        hint = hints[name]
-        try:
-            if isinstance(hint, type) and issubclass(hint, enum.Enum):
-                value = hint(value)
-            elif hint is bool:
-                if isinstance(value, str):
-                    if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
-                        raise ValueError(value)
-                    value = value.lower() in ("true", "yes", "1")
-                elif not isinstance(value, bool):
-                    raise ValueError(value)
-            elif hint is int:
-                if isinstance(value, bool):
-                    raise ValueError(value)
-                value = int(value)
-            elif hint is float:
-                value = float(value)
-        except (ValueError, TypeError):
-            choices = ""
-            if isinstance(hint, type) and issubclass(hint, enum.Enum):
-                choices = f" (one of {', '.join(str(m.value) for m in hint)})"
-            raise RulesError(f"{game}: option {name}={value!r} is not a valid {getattr(hint, '__name__', hint)}{choices}") from None
-        kwargs[name] = value
-    return cls(**kwargs)
+        raise RulesError(f"{game}: unknown option(s) {', '.join(unknown)}; the options are {', '.join(cls.model_fields)}")
+    e = errors[0]
+    name = str(e["loc"][0]) if e["loc"] else ""
+    value = given.get(name, e.get("input"))
+    kind = e["type"]
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        why = _range_text(cls, name)
+    elif kind == "finite_number":
+        why = "must be a finite number"
+    elif kind == "value_error":
+        why = str(e["msg"]).removeprefix("Value error, ")
+    else:
+        why = f"is not a valid {_type_name(cls.model_fields[name].annotation)}" if name in cls.model_fields else str(e["msg"])
+    raise RulesError(f"{game}: option {name}={value!r} {why}")
 
 
-def options_dict(options: Any) -> dict[str, Any]:
+def options_dict(options: RulesOptions) -> dict[str, Any]:
     """The options as plain JSON values (for the match record)."""
-    out = {}
-    for f in dataclasses.fields(options):
-        v = getattr(options, f.name)
-        out[f.name] = v.value if isinstance(v, enum.Enum) else v
-    return out
+    return options.model_dump(mode="json")
+
+
+# ---- the engine ----------------------------------------------------------------------------------------
+
+
+class Engine:
+    """What every engine offers, and the flow that is the same in every game.
+
+    A game implements :meth:`initial_state`, :meth:`_judge`, :meth:`_advance`, :meth:`over` and, where
+    the game has inputs that act on their own, :meth:`_on_input`; it may widen :meth:`corrects` and
+    :meth:`answer_of`. ``rules`` is the game's :class:`RuleTable`.
+    """
+
+    name: ClassVar[str]
+    rules: ClassVar[RuleTable]
+
+    def initial_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Any:
+        raise NotImplementedError
+
+    def over(self, state: Any) -> tuple[str, str | None] | None:
+        """``("match", winner)`` or ``("frame", winner)`` once no shot can follow; None while play goes on."""
+        raise NotImplementedError
+
+    def judge(self, state: Any, shot: Shot) -> Decision:
+        """The call on one shot (pure), with the operator's answers and corrections the shot carries."""
+        ended = self.over(state)
+        if ended is not None:
+            refuse_unjudgeable(self.name, shot, over=ended[0], winner=ended[1])
+        return self._judge(state, shot)
+
+    def advance(self, state: Any, decision: Decision) -> Any:
+        """The state after a decision (pure). A pending decision changes nothing."""
+        if decision.pending is not None:
+            return state
+        return self._advance(state, decision)
+
+    def on_input(self, state: Any, event: OperatorInput) -> Decision | None:
+        """The call on an operator input that acts at once, or None for one that waits for the next
+        shot (a nomination) or does nothing in this game. Answers and corrections of a call are the
+        :class:`Referee`'s: they judge a shot again."""
+        if isinstance(event, (Answer, Override)):
+            raise RulesError(f"{self.name}: {event.kind} at {event.t_s:.2f}s re-judges a shot: give it to rules.base.Referee")
+        return self._on_input(state, event)
+
+    def corrects(self, state: Any, last: Decision, event: OperatorInput) -> bool:
+        """Whether ``event`` corrects ``last`` (the last call, a shot's) rather than acting on its own.
+        Every game takes an ``override``; some take more (an operator's foul on the shot just played)."""
+        return isinstance(event, Override)
+
+    def answer_of(self, question: Question, event: OperatorInput) -> str | None:
+        """The answer ``event`` gives to the pending ``question``, or None if it is no answer to it."""
+        if isinstance(event, Answer):
+            if event.question != question.id:
+                raise RulesError(
+                    f"{self.name}: answer at {event.t_s:.2f}s is to {event.question!r}, but the pending question is {question.id!r}"
+                )
+            return event.answer
+        return None
+
+    # ---- what each game writes ----
+    def _judge(self, state: Any, shot: Shot) -> Decision:
+        raise NotImplementedError
+
+    def _advance(self, state: Any, decision: Decision) -> Any:
+        raise NotImplementedError
+
+    def _on_input(self, state: Any, event: OperatorInput) -> Decision | None:
+        return None
+
+
+def refuse_unjudgeable(game: str, shot: Shot, *, over: str | None = None, winner: str | None = None,
+                       pending: Question | None = None) -> None:
+    """Raise :class:`RulesError` for a shot no state can take: one after the end of the ``over``
+    (``"match"`` or ``"frame"``), or one while a question still waits for its answer. It reads the
+    same in every game."""
+    at = f"{game}: shot {shot.index} at {shot.t_s:.2f}s"
+    if over is not None:
+        who = f" ({winner} won)" if winner else ""
+        raise RulesError(
+            f"{at} comes after the {over} ended: the {over} is over{who}, and no shot is judged after the end of "
+            f"the {over} (the log is impossible)"
+        )
+    if pending is not None:
+        raise RulesError(
+            f"{at}: question {pending.id!r} ({pending.text}) is still pending, unanswered: answer it before the next shot"
+        )
 
 
 # ---- splitting a log into shots --------------------------------------------------------------------
@@ -289,6 +552,14 @@ class ShotSplitter:
         """The end of the log: an open shot is returned unfinished."""
         return [self._close()] if self._current is not None else []
 
+    def withdraw(self, event: OperatorInput) -> None:
+        """Take an input out of the next shot's context (it was consumed, or undone)."""
+        self._before = [e for e in self._before if e is not event]
+
+    def restore(self, shot: Shot) -> None:
+        """An undone shot: its camera events are dropped, what came before it stays for the next shot."""
+        self._before = list(shot.before) + self._before
+
 
 def split_log(events: Iterable[Event]) -> Iterator[Shot | OperatorInput]:
     """Group a log into shots, yielding each :class:`Shot` when its ``AtRest`` arrives and each operator
@@ -301,6 +572,9 @@ def split_log(events: Iterable[Event]) -> Iterator[Shot | OperatorInput]:
     yield from splitter.close()
 
 
+# ---- the referee -------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a replay: the decision and the state after it."""
@@ -309,44 +583,138 @@ class Step:
     state: Any
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One call in the history: the state it was made on, what it was made from, and the call."""
+
+    before: Any
+    item: Shot | OperatorInput
+    decision: Decision
+
+
 class Referee:
     """An engine refereeing a stream of events as they arrive: the live form of :func:`replay`.
 
     ``feed`` takes one event (camera event or operator input) and returns the steps it completed (a
     shot's decision when its ``at_rest`` arrives, an operator input's decision at once); ``finish``
-    closes a log that ends inside a shot. ``state`` is the state after the last step.
+    closes a log that ends inside a shot; ``undo`` takes the last call back. ``state`` is the state
+    after the last call and ``pending`` the question waiting for an answer.
+
+    An answer to the pending question, and an input that corrects the last shot's call (an
+    ``override``; see :meth:`Engine.corrects`), judge that shot again from the state before it with
+    the operator's word applied; the new call replaces the old one (``amends``).
     """
 
-    def __init__(self, engine: GameRules, players: Sequence[str], options: Mapping[str, Any] | None = None):
+    def __init__(self, engine: Engine, players: Sequence[str] = (), options: Mapping[str, Any] | None = None,
+                 *, state: Any = None):
         self.engine = engine
-        self.state = engine.initial_state(players, options)
+        self.state = state if state is not None else engine.initial_state(players, options)
+        self.history: list[_Call] = []
+        self.undone: list[tuple[_Call, str]] = []  # calls taken back, with the reason: never lost
         self._splitter = ShotSplitter()
 
-    def _judge(self, items: Iterable[Shot | OperatorInput]) -> list[Step]:
-        steps = []
-        for item in items:
-            if isinstance(item, Shot):
-                decision = self.engine.judge(self.state, item)
-            else:
-                decision = self.engine.on_input(self.state, item)
-                if decision is None:
-                    continue
-            self.state = self.engine.advance(self.state, decision)
-            steps.append(Step(decision, self.state))
-        return steps
+    @property
+    def pending(self) -> Question | None:
+        """The question the last call asks, until it is answered."""
+        return self.history[-1].decision.pending if self.history else None
 
     @property
     def in_shot(self) -> bool:
         return self._splitter.in_shot
 
     def feed(self, event: Event) -> list[Step]:
-        return self._judge(self._splitter.push(event))
+        return self._take(self._splitter.push(event))
 
     def finish(self) -> list[Step]:
-        return self._judge(self._splitter.close())
+        return self._take(self._splitter.close())
+
+    def undo(self, reason: str, t_s: float | None = None) -> Step:
+        """Take the last call back (a shot the camera saw that was no shot, an input given by mistake):
+        the state returns to before it. A shot's hand events stay for the next shot; the call and the
+        reason are kept in ``undone``."""
+        if not reason.strip():
+            raise RulesError(f"{self.engine.name}: undo needs a reason (it is recorded with the match)")
+        if not self.history:
+            raise RulesError(f"{self.engine.name}: there is no call to undo")
+        call = self.history.pop()
+        self.undone.append((call, reason))
+        if isinstance(call.item, Shot):
+            self._splitter.restore(call.item)
+        else:
+            self._splitter.withdraw(call.item)
+        self.state = call.before
+        what = f"shot {call.decision.shot}" if call.decision.shot is not None else f"the {call.item.kind} input"
+        d = Undo(t_s=t_s if t_s is not None else call.decision.t_s, shot=call.decision.shot, player=call.decision.player,
+                 withdrawn=call.decision, explanation=f"undo: the call on {what} is withdrawn ({reason})")
+        return Step(d, self.state)
+
+    def _take(self, items: Iterable[Shot | OperatorInput]) -> list[Step]:
+        steps = []
+        for item in items:
+            if isinstance(item, Shot):
+                step = self._shot(item)
+            else:
+                try:
+                    step = self._input(item)
+                except RulesError:
+                    self._splitter.withdraw(item)  # a refused input is no part of the next shot
+                    raise
+            if step is not None:
+                steps.append(step)
+        return steps
+
+    def _record(self, before: Any, item: Shot | OperatorInput, decision: Decision, replace_last: bool = False) -> Step:
+        if replace_last:
+            self.history.pop()
+        self.history.append(_Call(before, item, decision))
+        self.state = self.engine.advance(before, decision)
+        return Step(decision, self.state)
+
+    def _shot(self, shot: Shot) -> Step:
+        refuse_unjudgeable(self.engine.name, shot, pending=self.pending)
+        return self._record(self.state, shot, self.engine.judge(self.state, shot))
+
+    def _input(self, event: OperatorInput) -> Step | None:
+        name, at = self.engine.name, f"{event.kind} at {event.t_s:.2f}s"
+        last = self.history[-1] if self.history else None
+        if self.pending is not None:
+            assert last is not None and isinstance(last.item, Shot)
+            answer = self.engine.answer_of(self.pending, event)
+            if answer is None:
+                if isinstance(event, Override) or self.engine.on_input(self.state, event) is not None:
+                    raise RulesError(f"{name}: {at}: question {self.pending.id!r} ({self.pending.text}) is pending: answer it first")
+                return None
+            if answer not in self.pending.options:
+                raise RulesError(f"{name}: {at}: {answer!r} does not answer {self.pending.id!r} ({self.pending.text}); "
+                                 f"answer one of {', '.join(self.pending.options)}")
+            self._splitter.withdraw(event)
+            shot = last.item.answered(self.pending.id, answer)
+            return self._record(last.before, shot, self.engine.judge(last.before, shot), replace_last=True)
+        if isinstance(event, Answer):
+            raise RulesError(f"{name}: {at} to {event.question!r}, but no question is pending")
+        if last is not None and isinstance(last.item, Shot) and self.engine.corrects(self.state, last.decision, event):
+            self._splitter.withdraw(event)
+            shot = last.item.corrected(event)
+            d = self.engine.judge(last.before, shot)
+            if d.pending is not None:
+                raise RulesError(f"{name}: {at} leaves the call pending ({d.pending.text}); correct it otherwise")
+            d = dataclasses.replace(d, amends=True, explanation=f"{_correction_label(event)}: {d.explanation}")
+            return self._record(last.before, shot, d, replace_last=True)
+        if isinstance(event, Override):
+            what = "no call yet" if last is None else f"the last call was on the {last.item.kind} input"
+            raise RulesError(f"{name}: {at}: there is no shot call to change ({what}; an override corrects the last shot's call)")
+        d = self.engine.on_input(self.state, event)
+        return None if d is None else self._record(self.state, event, d)
 
 
-def replay(engine: GameRules, events: Iterable[Event], players: Sequence[str], options: Mapping[str, Any] | None = None) -> Iterator[Step]:
+def _correction_label(event: OperatorInput) -> str:
+    if isinstance(event, Override):
+        return f"override {event.field}={event.value}" + (f" ({event.note})" if event.note else "")
+    details = [str(getattr(event, k)) for k in ("player", "rule", "ball", "note") if getattr(event, k, "")]
+    return " ".join([event.kind, *details])
+
+
+def replay(engine: Engine, events: Iterable[Event], players: Sequence[str], options: Mapping[str, Any] | None = None) -> Iterator[Step]:
     """Run a whole event log through an engine, yielding every decision with the state after it.
 
     Shots judged after the match is over raise :class:`RulesError` (an impossible log)."""
@@ -354,24 +722,6 @@ def replay(engine: GameRules, events: Iterable[Event], players: Sequence[str], o
     for e in events:
         yield from referee.feed(e)
     yield from referee.finish()
-
-
-def refuse_unjudgeable(game: str, shot: Shot, *, over: str | None = None, winner: str | None = None,
-                       pending: Question | None = None) -> None:
-    """Raise :class:`RulesError` for a shot no state can take: one after the end of the ``over``
-    (``"match"`` or ``"frame"``), or one while a question still waits for its answer. Every engine
-    calls this first in ``judge``, so an impossible log reads the same in every game."""
-    at = f"{game}: shot {shot.index} at {shot.t_s:.2f}s"
-    if over is not None:
-        who = f" ({winner} won)" if winner else ""
-        raise RulesError(
-            f"{at} comes after the {over} ended: the {over} is over{who}, and no shot is judged after the end of "
-            f"the {over} (the log is impossible)"
-        )
-    if pending is not None:
-        raise RulesError(
-            f"{at}: question {pending.id!r} ({pending.text}) is still pending, unanswered: answer it before the next shot"
-        )
 
 
 # ---- queries every engine needs -----------------------------------------------------------------------
@@ -407,6 +757,3 @@ def frozen_map(d: Mapping[str, Any] | None = None, **kw: Any) -> Mapping[str, An
     out = dict(d or {})
     out.update(kw)
     return MappingProxyType(out)
-
-
-__all__ += ["Step", "Referee", "ShotSplitter", "other", "options_dict", "frozen_map"]

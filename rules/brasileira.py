@@ -1,8 +1,8 @@
-"""Sinuca Brasileira (Brazilian snooker: one red, six colours, nominated shots), seed 001.
+"""Sinuca Brasileira (Brazilian snooker: one red, six colours, nominated shots): the referee.
 
 Rule numbers
 ------------
-The seed numbers its rules 1 to 13 and leaves the paragraphs after rule 13 unnumbered. The engine
+"Sinuca Brasileira (Brazilian Snooker)" numbers its rules 1 to 13 and leaves the paragraphs after rule 13 unnumbered. The engine
 numbers those in reading order, and every message quotes them the same way:
 
 * ``13.1`` a free shot at the lowest ball ("IF THE RED IS CHOSEN", "IF THE YELLOW IS CHOSEN" and
@@ -32,10 +32,24 @@ From camera events (with the operator's nomination)
     cushion, computed from the positions at rest.
 
 From operator inputs
-    4 the nomination (``nomination``: ball and pocket, before every shot but the opening one);
-    13.4 ``play_again``; a concession; fouls no camera sees (``operator_foul``); answers to the
-    engine's questions; ``override`` of the last shot's facts (fields ``fouls``, ``first_contact``,
-    ``pots``, ``nomination``; see :meth:`BrasileiraRules.on_input`).
+    4 the nomination (``nomination``: ball and pocket, before every shot but the opening one; a shot
+    without one, or naming a ball no longer on the table, is judged once the operator answers which
+    ball and pocket were nominated); 13.4 ``play_again``; a concession; fouls no camera sees
+    (``operator_foul``, on the shot just played); answers to the engine's questions; ``override`` of
+    the last shot's facts (fields ``fouls``, ``first_contact``, ``pots``, ``nomination``). An override
+    or an operator foul judges the last shot again with the fact replaced (:class:`rules.base.Referee`).
+    Nominating another ball than the one the rules allow is no refusal: the shot is judged, and the
+    nomination is a foul where the rules make it one (13.2: after a potted penalty ball the ball on
+    must be played; rule 12: the opening shot is played at the red whatever is nominated).
+
+A frame joined mid-way (option ``start=mid_frame``: the camera switched on during a frame)
+    ``start_player`` (default the first player) is at the table with a free choice (rule 9: the ball
+    on or a penalty shot), ``start_scores`` (``"A=12,B=7"``) the frame's scores so far, and
+    ``start_balls`` the object balls on the table (default: read off the first ``shot_start``'s
+    positions). The balls on the table are always the highest-valued ones (each ball on stays down
+    once potted, rule 13.1), so the table runs from the lowest ball seen up to the black: a ball the
+    camera misses above it is still on the table. The breaker of later frames alternates from the
+    first player.
 
 Cannot see
     Which ball and pocket a player declared (rule 4): the operator must enter it. Push strokes and
@@ -53,11 +67,13 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
+from pydantic import Field
+
 from calibration.table import TableProfile
-from rules.base import Decision, Question, RulesError, Shot, frozen_map, options_dict, parse_options, refuse_unjudgeable
-from rules.geometry import can_hit_directly, spot_free
+from rules.base import (Decision, Engine, Frames, Question, RuleTable, RulesError, RulesOptions, Shot, frozen_map, joined_player,
+                        options_dict, other, parse_options, parse_points)
+from rules.geometry import can_hit, respot_spot
 from tracking.events import (
-    Answer,
     BallBall,
     BallTouched,
     Concession,
@@ -71,12 +87,13 @@ from tracking.events import (
     PlayAgain,
     Pot,
     Unobserved,
-    balls_involved,
 )
 
 __all__ = [
     "FoulValue",
     "Options",
+    "FrameStart",
+    "RULES",
     "Foul",
     "PRECEDENCE",
     "Mode",
@@ -101,14 +118,24 @@ class FoulValue(StrEnum):
     HIGHEST_INVOLVED = "highest_involved"  # V2: the highest value among the balls involved in the stroke
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """The house-rule options of RULES-DECISIONS.md (with their defaults)."""
+class FrameStart(StrEnum):
+    """How the first frame starts (option ``start``)."""
+
+    RACK = "rack"  # the table set for the opening shot (rules 2, 12)
+    MID_FRAME = "mid_frame"  # joined mid-way (module docstring)
+
+
+class Options(RulesOptions):
+    """The house-rule options of the rules decisions (with their defaults)."""
 
     foul_value: FoulValue = FoulValue.SEVEN  # rule 5 / V1 / V2
     penalty_repeat: bool = False  # V0: a penalty shot may follow a potted penalty ball
-    frames: int = 1  # best of N frames (odd); the break alternates
-    min_confidence: float = 0.6  # camera events below it make the call pending with a question
+    frames: Frames = 1  # best of N frames (odd); the break alternates
+    min_confidence: float = Field(0.6, ge=0.0, le=1.0)  # camera events below it make the call pending with a question
+    start: FrameStart = FrameStart.RACK  # the first frame from the opening shot, or joined mid-way
+    start_player: str = ""  # start=mid_frame: at the table ("" = the first player)
+    start_scores: str = ""  # start=mid_frame: the frame's scores so far, "player=points,..." ("" = none)
+    start_balls: str = ""  # start=mid_frame: the object balls on the table ("" = the first shot_start's positions)
 
 
 class Foul(StrEnum):
@@ -123,43 +150,31 @@ class Foul(StrEnum):
     BALL_TOUCHED = "ball_touched"  # 1 (snooker): a ball moved with no strike or contact to explain it
     NO_BALL_HIT = "no_ball_hit"  # 1 (snooker), 12: the cue ball touched no ball
     WRONG_BALL_FIRST = "wrong_ball_first"  # 4, 12: the first ball hit was not the nominated ball (opening: the red)
+    BALL_ON_NOT_PLAYED = "ball_on_not_played"  # 13.2: after a potted penalty ball another ball than the ball on nominated
     WRONG_POCKET = "wrong_pocket"  # 4: the nominated ball potted in a pocket other than the nominated one
     OTHER_BALL_POTTED = "other_ball_potted"  # 4: a ball that was not nominated was potted
     PENALTY_MISSED = "penalty_missed"  # 8, 11, 13.2: a penalty ball not potted in the nominated pocket
     OPERATOR = "operator"  # 1: a foul no camera sees, called by the operator
 
 
-PRECEDENCE: tuple[Foul, ...] = (
-    Foul.IN_OFF,
-    Foul.OFF_TABLE,
-    Foul.WRONG_BALL_STRUCK,
-    Foul.NOT_FROM_D,
-    Foul.DOUBLE_HIT,
-    Foul.JUMP_SHOT,
-    Foul.BALL_TOUCHED,
-    Foul.NO_BALL_HIT,
-    Foul.WRONG_BALL_FIRST,
-    Foul.WRONG_POCKET,
-    Foul.OTHER_BALL_POTTED,
-    Foul.PENALTY_MISSED,
-    Foul.OPERATOR,
+# The rule numbers every call quotes, in one place: the rule of each foul and the order a decision
+# lists fouls in.
+RULES = RuleTable(
+    game=GAME,
+    title="Sinuca Brasileira (Brazilian Snooker)",
+    fouls=MappingProxyType({
+        Foul.IN_OFF: "1", Foul.OFF_TABLE: "1", Foul.WRONG_BALL_STRUCK: "1", Foul.NOT_FROM_D: "1", Foul.DOUBLE_HIT: "1",
+        Foul.JUMP_SHOT: "1", Foul.BALL_TOUCHED: "1", Foul.NO_BALL_HIT: "1", Foul.WRONG_BALL_FIRST: "4",
+        Foul.BALL_ON_NOT_PLAYED: "13.2", Foul.WRONG_POCKET: "4", Foul.OTHER_BALL_POTTED: "4", Foul.PENALTY_MISSED: "8",
+        Foul.OPERATOR: "1",
+    }),
+    precedence=(
+        Foul.IN_OFF, Foul.OFF_TABLE, Foul.WRONG_BALL_STRUCK, Foul.NOT_FROM_D, Foul.DOUBLE_HIT, Foul.JUMP_SHOT,
+        Foul.BALL_TOUCHED, Foul.NO_BALL_HIT, Foul.WRONG_BALL_FIRST, Foul.BALL_ON_NOT_PLAYED, Foul.WRONG_POCKET,
+        Foul.OTHER_BALL_POTTED, Foul.PENALTY_MISSED, Foul.OPERATOR,
+    ),
 )
-
-FOUL_RULE: Mapping[Foul, str] = MappingProxyType({
-    Foul.IN_OFF: "1",
-    Foul.OFF_TABLE: "1",
-    Foul.WRONG_BALL_STRUCK: "1",
-    Foul.NOT_FROM_D: "1",
-    Foul.DOUBLE_HIT: "1",
-    Foul.JUMP_SHOT: "1",
-    Foul.BALL_TOUCHED: "1",
-    Foul.NO_BALL_HIT: "1",
-    Foul.WRONG_BALL_FIRST: "4",
-    Foul.WRONG_POCKET: "4",
-    Foul.OTHER_BALL_POTTED: "4",
-    Foul.PENALTY_MISSED: "8",
-    Foul.OPERATOR: "1",
-})
+PRECEDENCE = RULES.precedence
 
 VALUE_RULE: Mapping[FoulValue, str] = MappingProxyType({
     FoulValue.SEVEN: "5",
@@ -206,8 +221,7 @@ class ShotFacts:
 
     ``pots`` are ``(ball, pocket)`` in drop order (the cue ball included); ``camera_fouls`` are
     ``(foul, ball)`` pairs seen by the camera (double hit, jump, touched ball); ``forced_fouls``
-    replaces the foul list when an operator overrides it; ``snookered_answer`` is the operator's
-    answer to the opening shot's snooker question (rule 12) when positions are missing."""
+    replaces the foul list when an operator overrides it."""
 
     shot: int
     t_s: float
@@ -222,7 +236,6 @@ class ShotFacts:
     doubts: tuple[Doubt, ...] = ()
     operator_fouls: tuple[str, ...] = ()
     forced_fouls: tuple[Foul, ...] | None = None
-    snookered_answer: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +245,7 @@ class State:
     ``on_table``: object balls on the table; ``mode``: what the next shot may be; ``to_play``: the
     player at the table; ``offender``: the player who just fouled (13.4: may be asked to play
     again); ``snookered``: whether ``to_play`` was left snookered on the ball on (None: unknown);
-    ``last_facts`` and ``before_last`` keep the last shot call so an override can re-judge it."""
+    ``start_unseen``: a frame joined mid-way whose balls are read off the first strike."""
 
     players: tuple[str, str]
     options: Options
@@ -249,10 +262,7 @@ class State:
     match_over: bool = False
     match_winner: str | None = None
     shots: int = 0
-    pending: Question | None = None
-    pending_facts: ShotFacts | None = None
-    last_facts: ShotFacts | None = None
-    before_last: "State | None" = None
+    start_unseen: bool = False
 
     @property
     def options_record(self) -> dict[str, Any]:
@@ -271,7 +281,7 @@ class BrasileiraDecision(Decision):
     scores after the call. ``respots`` lists ``(ball, xy_mm)`` for every ball put back (a re-rack
     lists every object ball on its spot); ``on_table`` the object balls on the table after it.
     ``reset``: rule 12 reset the table. ``offender``: the player whose foul may be answered by
-    ``play_again`` (13.4). ``amends``: the call replaces the previous shot call (override)."""
+    ``play_again`` (13.4)."""
 
     nomination: tuple[str, str] | None = None
     shot_kind: ShotKind | None = None
@@ -288,7 +298,6 @@ class BrasileiraDecision(Decision):
     snookered: bool | None = None
     offender: str | None = None
     frames_won: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    amends: bool = False
     facts: ShotFacts | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -299,11 +308,8 @@ class BrasileiraDecision(Decision):
 
 
 def _rules(*numbers: str) -> tuple[str, ...]:
-    out: list[str] = []
-    for n in numbers:
-        if n not in out:
-            out.append(n)
-    return tuple(f"{GAME} {n}" for n in out)
+    """The rule numbers, each once, in the order given, as quoted in ``rules``."""
+    return tuple(f"{GAME} {n}" for n in dict.fromkeys(numbers))
 
 
 def _points(n: int) -> str:
@@ -315,10 +321,11 @@ def _explain(rules: tuple[str, ...], text: str) -> str:
     return f"{GAME} {nums}: {text}"
 
 
-class BrasileiraRules:
+class BrasileiraRules(Engine):
     """The Sinuca Brasileira engine for one table profile (``brasileira`` or ``brasileira-semi``)."""
 
     name = GAME
+    rules = RULES
 
     def __init__(self, profile: TableProfile):
         self.profile = profile
@@ -341,16 +348,12 @@ class BrasileiraRules:
     # ---- state ------------------------------------------------------------------------------------
 
     def initial_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> State:
-        """A new match: the first player breaks frame 1 (rule 12)."""
+        """A new match: the first player breaks frame 1 (rule 12), or plays on in a frame joined mid-way."""
         players = tuple(players)
         if len(players) != 2 or players[0] == players[1]:
             raise RulesError(f"{GAME}: a match needs two different players, got {list(players)}")
         opts = parse_options(Options, options, GAME)
-        if opts.frames < 1 or opts.frames % 2 == 0:
-            raise RulesError(f"{GAME}: option frames={opts.frames} must be an odd number of frames (best of N)")
-        if not 0.0 <= opts.min_confidence <= 1.0:
-            raise RulesError(f"{GAME}: option min_confidence={opts.min_confidence} must lie between 0 and 1")
-        return State(
+        state = State(
             players=players,  # type: ignore[arg-type]
             options=opts,
             on_table=frozenset(self.object_balls),
@@ -359,63 +362,121 @@ class BrasileiraRules:
             breaker=players[0],
             frames_won=frozen_map({p: 0 for p in players}),
         )
+        player = joined_player(GAME, opts, players, "start_player")
+        if player is None:
+            return state
+        # a frame joined mid-way (module docstring), before its first strike is seen
+        scores = parse_points(GAME, "start_scores", opts.start_scores, players, "player")
+        state = replace(state, to_play=player, scores=frozen_map(scores), mode=Mode.CHOICE, cue_in_hand=False, start_unseen=True)
+        names = [b.strip() for b in opts.start_balls.split(",") if b.strip()]
+        return self._table_from(state, names, "option start_balls") if names else state
+
+    def _table_from(self, state: State, seen: Sequence[str], source: str) -> State:
+        """The table of a joined frame: every object ball from the lowest ``seen`` up to the black
+        (rule 13.1: the ball on stays down once potted, so the table holds the highest-valued balls)."""
+        unknown = sorted(set(seen) - set(self.object_balls) - {self.cue})
+        if unknown:
+            raise RulesError(f"{GAME}: {source} names {', '.join(unknown)}, not object balls of table {self.profile.name!r} "
+                             f"({', '.join(self.object_balls)})")
+        present = [b for b in self.object_balls if b in seen]
+        if not present:
+            raise RulesError(f"{GAME}: a frame joined mid-way needs an object ball on the table (the black at least); "
+                             f"{source} has none, so the frame is over")
+        on = frozenset(self.object_balls[self.object_balls.index(present[0]):])
+        return replace(state, on_table=on, start_unseen=False)
+
+    def over(self, state: State) -> tuple[str, str | None] | None:
+        return ("match", state.match_winner) if state.match_over else None
 
     def ball_on(self, on_table: frozenset[str] | Sequence[str]) -> str | None:
         """The lowest-valued ball on the table (rule 9), or None on an empty table."""
         balls = [b for b in self.object_balls if b in on_table]
         return balls[0] if balls else None
 
-    def advance(self, state: State, decision: Decision) -> State:
-        """The state after a call (pure). A pending call only records its question."""
+    def _advance(self, state: State, decision: Decision) -> State:
         if not isinstance(decision, BrasileiraDecision):
             raise RulesError(f"{GAME}: advance needs a decision made by this engine, got {type(decision).__name__}")
-        if decision.pending is not None:
-            return replace(state, pending=decision.pending, pending_facts=decision.facts)
-        base = state
-        if decision.amends:
-            if state.before_last is None:
-                raise RulesError(f"{GAME}: an amending call needs the state before the last shot")
-            base = state.before_last
-        base = replace(base, pending=None, pending_facts=None)
-        before_last = replace(base, before_last=None) if decision.facts is not None else None
         new = replace(
-            base,
+            state,
             on_table=frozenset(decision.on_table),
             scores=frozen_map(decision.scores),
-            to_play=decision.next_player or base.to_play,
-            mode=decision.next_mode or base.mode,
+            to_play=decision.next_player or state.to_play,
+            mode=decision.next_mode or state.mode,
             cue_in_hand=decision.cue_in_hand,
-            frames_won=frozen_map(decision.frames_won or base.frames_won),
+            frames_won=frozen_map(decision.frames_won or state.frames_won),
             offender=decision.offender,
             snookered=decision.snookered,
             match_over=decision.match_over,
             match_winner=decision.match_winner,
-            shots=base.shots + (1 if decision.facts is not None else 0),
-            last_facts=decision.facts,
-            before_last=before_last,
+            shots=state.shots + (1 if decision.shot is not None else 0),
+            start_unseen=state.start_unseen and decision.shot is None,
         )
         if decision.frame_over and not decision.match_over:
             new = replace(
                 new,
                 on_table=frozenset(self.object_balls),
-                scores=frozen_map({p: 0 for p in base.players}),
-                breaker=base.opponent(base.breaker),
-                to_play=base.opponent(base.breaker),
+                scores=frozen_map({p: 0 for p in state.players}),
+                breaker=state.opponent(state.breaker),
+                to_play=state.opponent(state.breaker),
                 mode=Mode.OPENING,
                 cue_in_hand=True,
-                frame=base.frame + 1,
+                frame=state.frame + 1,
                 offender=None,
                 snookered=None,
+                start_unseen=False,
             )
         return new
 
     # ---- judging a shot -------------------------------------------------------------------------
 
-    def judge(self, state: State, shot: Shot) -> BrasileiraDecision:
-        """The call on one shot (pure)."""
-        refuse_unjudgeable(GAME, shot, over="match" if state.match_over else None, winner=state.match_winner,
-                           pending=state.pending)
-        return self._decide(state, self._facts(state, shot))
+    def _judge(self, state: State, shot: Shot) -> BrasileiraDecision:
+        """The call on one shot (pure): the camera's facts, settled by the operator's answers and
+        replaced by the corrections, judged on the table as it stood."""
+        if state.start_unseen:  # a frame joined mid-way: the first strike shows the table
+            state = self._table_from(state, list(shot.start_positions), f"shot {shot.index}'s shot_start positions")
+        facts = self._facts(state, shot)
+        for doubt in facts.doubts:
+            if doubt.question.id not in shot.answers:
+                return BrasileiraDecision(t_s=shot.t_s, shot=shot.index, player=state.to_play, pending=doubt.question, facts=facts)
+            facts = _settled(facts, doubt, shot.answers[doubt.question.id])
+        facts = replace(facts, doubts=())
+        for e in shot.corrections:
+            facts = self._corrected(state, facts, e)
+        return self._decide(state, facts, shot.answers)
+
+    def corrects(self, state: State, last: Decision, event: OperatorInput) -> bool:
+        """An override, or an operator's foul on the shot just played (rule 1)."""
+        return isinstance(event, (Override, OperatorFoul))
+
+    def _corrected(self, state: State, facts: ShotFacts, event: OperatorInput) -> ShotFacts:
+        """The facts with one correction applied: an operator's foul, or an override of ``fouls``
+        (``none`` or comma-separated foul values), ``first_contact`` (a ball or ``none``), ``pots``
+        (``none`` or ``ball@pocket,...`` in drop order) or ``nomination`` (``ball@pocket``)."""
+        at = f"{event.kind} at {event.t_s:.2f}s"
+        if isinstance(event, OperatorFoul):
+            if event.player != state.to_play:
+                raise RulesError(f"{GAME}: {at}: the last shot was played by {state.to_play}, not {event.player!r}")
+            return replace(facts, operator_fouls=facts.operator_fouls + (f"{event.rule}{': ' + event.note if event.note else ''}",))
+        assert isinstance(event, Override)
+        value = event.value.strip()
+        if event.field == "fouls":
+            names = [] if value.lower() in ("", "none") else [v.strip() for v in value.split(",")]
+            try:
+                return replace(facts, forced_fouls=tuple(Foul(v) for v in names))
+            except ValueError:
+                raise RulesError(f"{GAME}: {at}: fouls={value!r}: use 'none' or comma-separated values of {', '.join(f.value for f in Foul)}") from None
+        if event.field == "first_contact":
+            if value != "none" and value not in self.values:
+                raise RulesError(f"{GAME}: {at}: first_contact={value!r}: use an object ball ({', '.join(self.object_balls)}) or 'none'")
+            return replace(facts, first_contact=None if value == "none" else value)
+        if event.field == "pots":
+            pots = [] if value.lower() in ("", "none") else [self._ball_at(v.strip(), at, set(state.on_table) | {self.cue}) for v in value.split(",")]
+            if len({b for b, _ in pots}) != len(pots):
+                raise RulesError(f"{GAME}: {at}: pots={value!r} names a ball twice")
+            return replace(facts, pots=tuple(pots))
+        if event.field == "nomination":
+            return replace(facts, nomination=self._ball_at(value, at, set(self.values)))
+        raise RulesError(f"{GAME}: {at}: cannot override {event.field!r}; the fields are fouls, first_contact, pots, nomination")
 
     def _facts(self, state: State, shot: Shot) -> ShotFacts:
         """Reduce a shot's events to the facts the rules need, checking every id (impossible logs
@@ -424,7 +485,7 @@ class BrasileiraRules:
         known = set(self.profile.ball_ids)
         on = set(state.on_table) | {self.cue}
         for e in shot.events:
-            for b in balls_involved(e):
+            for b in (v for k in ("ball", "a", "b") if isinstance(v := getattr(e, k, None), str)):
                 if b not in known:
                     raise RulesError(f"{GAME}: shot {n}: unknown ball {b!r} in a {e.kind} event at {e.t_s:.2f}s (balls: {', '.join(self.profile.ball_ids)})")
                 if b not in on:
@@ -433,25 +494,17 @@ class BrasileiraRules:
         doubts: list[Doubt] = []
         for e in shot.before + shot.events:
             if isinstance(e, Unobserved) and e.until_s > shot.t_s:
-                doubts.append(Doubt(Question(
-                    f"shot{n}.unobserved",
-                    f"shot {n} overlaps an unobserved moment ({e.reason or 'no reason given'}): confirm the camera's events?",
+                doubts.append(Doubt(Question.about(
+                    n, "unobserved", f"shot {n} overlaps an unobserved moment ({e.reason or 'no reason given'}): confirm the camera's events?",
                     ("confirm",)), "unobserved"))
                 break
         contacts = [e for e in shot.events if isinstance(e, BallBall) and self.cue in (e.a, e.b)]
-        first = (contacts[0].b if contacts[0].a == self.cue else contacts[0].a) if contacts else None
+        first = other(contacts[0], self.cue) if contacts else None
         if contacts and contacts[0].confidence < threshold:
-            candidates: list[str] = []
-            confident = False
-            for c in contacts:
-                ball = c.b if c.a == self.cue else c.a
-                if ball not in candidates:
-                    candidates.append(ball)
-                if c.confidence >= threshold:
-                    confident = True
-                    break
-            options = tuple(candidates) + (() if confident else ("none",))
-            doubts.append(Doubt(Question(f"shot{n}.first_contact", f"shot {n}: first contact {' or '.join(options)}?", options), "first_contact"))
+            sure = next((i for i, c in enumerate(contacts) if c.confidence >= threshold), None)
+            candidates = dict.fromkeys(other(c, self.cue) for c in contacts[: None if sure is None else sure + 1])
+            options = tuple(candidates) + (() if sure is not None else ("none",))
+            doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {' or '.join(options)}?", options), "first_contact"))
         pots: list[tuple[str, str]] = []
         for p in sorted((e for e in shot.events if isinstance(e, Pot)), key=lambda p: p.t_s):
             if p.pocket not in self.pockets:
@@ -460,14 +513,14 @@ class BrasileiraRules:
                 raise RulesError(f"{GAME}: shot {n}: the {p.ball} is potted twice (at {p.t_s:.2f}s again)")
             pots.append((p.ball, p.pocket))
             if p.confidence < threshold:
-                doubts.append(Doubt(Question(f"shot{n}.pot.{p.ball}", f"shot {n}: did the {p.ball} drop in {p.pocket}?", ("yes", "no")), "pot", p.ball))
+                doubts.append(Doubt(Question.about(n, "pot", f"shot {n}: did the {p.ball} drop in {p.pocket}?", ("yes", "no"), p.ball), "pot", p.ball))
         off: dict[str, float] = {}
         for e in shot.events:
             if isinstance(e, OffTable):
                 off[e.ball] = max(off.get(e.ball, 0.0), e.confidence)
         for b, conf in off.items():
             if conf < threshold:
-                doubts.append(Doubt(Question(f"shot{n}.off_table.{b}", f"shot {n}: did the {b} leave the table?", ("yes", "no")), "off_table", b))
+                doubts.append(Doubt(Question.about(n, "off_table", f"shot {n}: did the {b} leave the table?", ("yes", "no"), b), "off_table", b))
         first_t = contacts[0].t_s if contacts else math.inf
         seen: dict[tuple[Foul, str], float] = {}
         for e in shot.events:
@@ -484,71 +537,65 @@ class BrasileiraRules:
             if conf < threshold:
                 text = {Foul.DOUBLE_HIT: f"did the cue touch the {ball} again", Foul.JUMP_SHOT: "did the cue ball jump before its first contact",
                         Foul.BALL_TOUCHED: f"was the {ball} moved without a contact"}[foul]
-                doubts.append(Doubt(Question(f"shot{n}.{foul.value}.{ball}", f"shot {n}: {text}?", ("yes", "no")), "foul", f"{foul.value}:{ball}"))
+                doubts.append(Doubt(Question.about(n, foul.value, f"shot {n}: {text}?", ("yes", "no"), ball), "foul", f"{foul.value}:{ball}"))
         noms = [e for e in shot.inputs(Nomination) if e.t_s <= shot.t_s]
         nomination = (noms[-1].ball, noms[-1].pocket) if noms else None  # type: ignore[attr-defined]
         if shot.struck not in known:
             raise RulesError(f"{GAME}: shot {n}: the cue struck an unknown ball {shot.struck!r}")
         return ShotFacts(
-            shot=n,
-            t_s=shot.t_s,
-            struck=shot.struck,
-            nomination=nomination,
-            first_contact=first,
-            pots=tuple(pots),
-            off_table=tuple(off),
-            camera_fouls=tuple(seen),
-            start_positions=shot.start_positions,
-            end_positions=shot.end.positions if shot.end is not None else None,
-            doubts=tuple(doubts),
+            shot=n, t_s=shot.t_s, struck=shot.struck, nomination=nomination, first_contact=first, pots=tuple(pots),
+            off_table=tuple(off), camera_fouls=tuple(seen), start_positions=shot.start_positions,
+            end_positions=shot.end.positions if shot.end is not None else None, doubts=tuple(doubts),
         )
 
     def _check_nomination(self, state: State, ball: str, pocket: str, where: str) -> None:
-        """Refuse a nomination that names an unknown ball or pocket, a ball not on the table, or a
-        ball the rules do not allow for this shot (12, 13.2)."""
+        """Refuse a nomination no shot can follow (rule 4): an unknown ball or pocket, the cue ball, a
+        ball not on the table. A ball the rules do not allow for this shot is no refusal: the shot is
+        judged (12, 13.2)."""
         if ball == self.cue:
             raise RulesError(f"{GAME}: {where}: the cue ball cannot be nominated; nominate one of {', '.join(self.object_balls)} (rule 4)")
         if ball not in self.values:
             raise RulesError(f"{GAME}: {where}: unknown ball {ball!r}; nominate one of {', '.join(self.object_balls)} (rule 4)")
         if pocket not in self.pockets:
             raise RulesError(f"{GAME}: {where}: unknown pocket {pocket!r}; nominate one of {', '.join(self.pockets)} (rule 4)")
-        if state.pending is not None:
-            return  # the table is not settled until the question is answered; judge checks again
-        on_table = [b for b in self.object_balls if b in state.on_table]
-        if ball not in state.on_table:
+        if ball not in state.on_table and not state.start_unseen:
+            on_table = [b for b in self.object_balls if b in state.on_table]
             raise RulesError(f"{GAME}: {where}: the {ball} is not on the table (on the table: {', '.join(on_table)}); nominate a ball on the table (rule 4)")
-        if state.mode is Mode.OPENING and ball != self.first_ball:
-            raise RulesError(f"{GAME}: {where}: the opening shot must be played at the {self.first_ball}, not the {ball} (rule 12)")
-        on = self.ball_on(state.on_table)
-        if state.mode is Mode.MUST_ON and ball != on:
-            raise RulesError(
-                f"{GAME}: {where}: after a potted penalty ball the {on} (the ball on) must be played next, not the {ball} "
-                "(rule 13.2; the penalty_repeat option allows it)"
-            )
 
-    def _decide(self, state: State, facts: ShotFacts, amends: bool = False) -> BrasileiraDecision:
-        """The call on a shot from its facts (also used to re-judge after an answer or override)."""
+    def _nomination(self, state: State, facts: ShotFacts, answers: Mapping[str, str]) -> tuple[str, str] | Question:
+        """The shot's nomination (rule 4); without one, or naming a ball no longer on the table, the
+        operator says which ball and pocket were nominated."""
+        nomination = facts.nomination
+        if nomination is not None and nomination[0] in state.on_table:
+            return nomination
+        key = Question.key(facts.shot, "nomination")
+        if key in answers:
+            return self._ball_at(answers[key], f"answer to {key}", set(state.on_table))
+        why = "has no nomination" if nomination is None else f"nominates the {nomination[0]}, which is not on the table"
+        options = [f"{b}@{p}" for b in self.object_balls if b in state.on_table for p in self.pockets]
+        return Question(key, f"{GAME} rule 4: shot {facts.shot} {why}: which ball and pocket did {state.to_play} nominate?", tuple(options))
+
+    def _decide(self, state: State, facts: ShotFacts, answers: Mapping[str, str]) -> BrasileiraDecision:
+        """The call on a shot from its settled facts."""
         player = state.to_play
         opp = state.opponent(player)
         n = facts.shot
-        common: dict[str, Any] = dict(t_s=facts.t_s, shot=n, player=player, facts=facts, amends=amends)
-        if facts.doubts:
-            return BrasileiraDecision(pending=facts.doubts[0].question, **common)
+        common: dict[str, Any] = dict(t_s=facts.t_s, shot=n, player=player, facts=facts)
         cue = self.cue
         on = self.ball_on(state.on_table)
         if on is None:
             raise RulesError(f"{GAME}: shot {n}: no object ball is on the table")
         nomination = facts.nomination
         if state.mode is Mode.OPENING:
-            if nomination is not None:
-                self._check_nomination(state, *nomination, where=f"shot {n}")
-            target, kind = self.first_ball, ShotKind.OPENING
+            target, kind = self.first_ball, ShotKind.OPENING  # rule 12: played at the red, whatever is nominated
+            if nomination is not None and nomination[0] != self.first_ball:
+                nomination = None
         else:
-            if nomination is None:
-                raise RulesError(
-                    f"{GAME}: shot {n} has no nomination: nominate a ball and a pocket before the shot (brasileira rule 4)"
-                )
-            self._check_nomination(state, *nomination, where=f"shot {n}")
+            nominated = self._nomination(state, facts, answers)
+            if isinstance(nominated, Question):
+                return BrasileiraDecision(pending=nominated, **common)
+            nomination = nominated
+            facts = replace(facts, nomination=nomination)
             target = nomination[0]
             if state.mode is Mode.BONUS:
                 kind = ShotKind.BONUS
@@ -556,7 +603,7 @@ class BrasileiraRules:
                 kind = ShotKind.FREE
             else:
                 kind = ShotKind.PENALTY
-        common.update(nomination=nomination, shot_kind=kind, ball_on=on)
+        common.update(nomination=nomination, shot_kind=kind, ball_on=on, facts=facts)
 
         obj_pots = [(b, p) for b, p in facts.pots if b != cue]
         cue_potted = any(b == cue for b, _ in facts.pots)
@@ -581,11 +628,10 @@ class BrasileiraRules:
             remaining = state.on_table - {b for b in gone if b == self.first_ball}
             snookered = None
             if not reasons:
-                snookered = facts.snookered_answer
+                key = Question.key(n, "snooker")
+                snookered = answers[key] == "yes" if key in answers else self._snookered(facts.end_positions, respots, remaining, cue_gone)
                 if snookered is None:
-                    snookered = self._snookered(facts.end_positions, respots, remaining, cue_gone)
-                if snookered is None:
-                    q = Question(f"shot{n}.snooker", f"shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"))
+                    q = Question(key, f"shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"))
                     return BrasileiraDecision(pending=q, **common)
                 if snookered:
                     reasons.append(f"{opp} is snookered on the {self.ball_on(remaining)}")
@@ -608,7 +654,7 @@ class BrasileiraRules:
             removed = {self.first_ball} & set(gone)  # 1 (snooker): a red potted or off the table on a foul stays off
             respots = self._respot([b for b in gone if b != self.first_ball], positions)
             on_after = frozenset(state.on_table - removed)
-            rules = _rules(*(FOUL_RULE[f] for f in ordered), *(("8", "11") if Foul.PENALTY_MISSED in fouls else ()),
+            rules = _rules(*(("12",) if kind is ShotKind.OPENING else ()), *(RULES.rule_of(f) for f in ordered), *(("8", "11") if Foul.PENALTY_MISSED in fouls else ()),
                            VALUE_RULE[state.options.foul_value])
             detail = self._foul_detail(ordered, facts, target, nomination, obj_pots)
             penalty = f"{_points(points)} to {opp}"
@@ -696,6 +742,8 @@ class BrasileiraRules:
                 fouls.add(Foul.WRONG_POCKET)
         if kind is ShotKind.PENALTY and (target, facts.nomination[1]) not in obj_pots:  # type: ignore[index]
             fouls.add(Foul.PENALTY_MISSED)
+        if state.mode is Mode.MUST_ON and target != self.ball_on(state.on_table):
+            fouls.add(Foul.BALL_ON_NOT_PLAYED)
         if facts.operator_fouls:
             fouls.add(Foul.OPERATOR)
         return fouls
@@ -719,8 +767,11 @@ class BrasileiraRules:
             if f is Foul.WRONG_BALL_FIRST:
                 parts.append(f"{f.value} — the cue ball hit the {facts.first_contact} first, not the {target}")
             elif f is Foul.WRONG_POCKET:
-                pocket = next(p for b, p in obj_pots if b == target)
-                parts.append(f"{f.value} — the {target} went in {pocket}, nominated {nomination[1] if nomination else '?'}")
+                pocket = next((p for b, p in obj_pots if b == target), None)
+                went = f"went in {pocket}" if pocket else "was not potted"
+                parts.append(f"{f.value} — the {target} {went}, nominated {nomination[1] if nomination else '?'}")
+            elif f is Foul.BALL_ON_NOT_PLAYED:
+                parts.append(f"{f.value} — after a potted penalty ball the ball on must be played next, not the {target}")
             elif f is Foul.OTHER_BALL_POTTED:
                 parts.append(f"{f.value} — {', '.join(b for b, _ in obj_pots if b != target)} potted")
             elif f is Foul.PENALTY_MISSED:
@@ -751,23 +802,25 @@ class BrasileiraRules:
                 cue_in_hand=True, offender=None, frames_won=state.frames_won, rules=rules, explanation=_explain(rules, text), **common,
             )
         winner = max(scores, key=lambda p: scores[p])
+        end = self._frame_won(state, winner)
+        won, loser = end["frames_won"], state.opponent(winner)
+        result = f"{winner} wins the frame {scores[winner]}-{scores[loser]}" + (
+            f" and the match {won[winner]}-{won[loser]}" if end["match_over"] else f"; {end['next_player']} breaks frame {state.frame + 1}")
+        rack = () if end["match_over"] else tuple((b, self.profile.spots[b]) for b in self.object_balls)
+        return BrasileiraDecision(
+            fouls=fouls, penalty=penalty, points_potted=potted_points, foul_points=foul_points, scores=scores, potted=potted,
+            respots=rack, rules=rules, explanation=_explain(rules, f"{what}; {result}"), **end, **common,
+        )
+
+    def _frame_won(self, state: State, winner: str) -> dict[str, Any]:
+        """The fields of a call that gives ``winner`` the frame, and the match once they have won more
+        than half the frames; otherwise the next frame is set for the other breaker."""
         won = dict(state.frames_won)
         won[winner] += 1
-        match_over = won[winner] > state.options.frames // 2
-        next_player = None if match_over else state.opponent(state.breaker)
-        rack = () if match_over else tuple((b, self.profile.spots[b]) for b in self.object_balls)
-        result = f"{winner} wins the frame {scores[winner]}-{scores[state.opponent(winner)]}"
-        if match_over:
-            result += f" and the match {won[winner]}-{won[state.opponent(winner)]}"
-        else:
-            result += f"; {next_player} breaks frame {state.frame + 1}"
-        return BrasileiraDecision(
-            fouls=fouls, penalty=penalty, next_player=next_player, frame_over=True, winner=winner, match_over=match_over,
-            match_winner=winner if match_over else None, points_potted=potted_points, foul_points=foul_points,
-            scores=scores, potted=potted, respots=rack, on_table=() if match_over else self.object_balls,
-            next_mode=None if match_over else Mode.OPENING, cue_in_hand=True, frames_won=won,
-            rules=rules, explanation=_explain(rules, f"{what}; {result}"), **common,
-        )
+        over = won[winner] > state.options.frames // 2
+        return dict(frame_over=True, winner=winner, match_over=over, match_winner=winner if over else None,
+                    next_player=None if over else state.opponent(state.breaker), on_table=() if over else self.object_balls,
+                    next_mode=None if over else Mode.OPENING, cue_in_hand=True, frames_won=won)
 
     # ---- geometry --------------------------------------------------------------------------------
 
@@ -783,7 +836,7 @@ class BrasileiraRules:
         if on is None or self.cue not in pos or on not in pos:
             return None
         others = [xy for b, xy in pos.items() if b not in (self.cue, on)]
-        return not can_hit_directly(pos[self.cue], pos[on], others, self.radius_mm)
+        return not can_hit(pos[self.cue], pos[on], others, self.radius_mm)
 
     def _respot(self, balls: Sequence[str], positions: Mapping[str, XY]) -> tuple[tuple[str, XY], ...]:
         """Where each ball goes back (rule 1, standard snooker), highest value first: its own spot if
@@ -798,66 +851,32 @@ class BrasileiraRules:
         return tuple(out)
 
     def _respot_one(self, ball: str, positions: Mapping[str, XY]) -> XY:
-        r = self.radius_mm
-        own = self.profile.spots[ball]
-        if spot_free(own, positions, r):
-            return own
-        for colour in reversed(self.object_balls):
-            if colour == self.first_ball:
-                continue  # the red's spot only sets the opening table (rule 2)
-            spot = self.profile.spots[colour]
-            if spot_free(spot, positions, r):
-                return spot
-        x0, y = own
-        blocked: list[tuple[float, float]] = []
-        for ox, oy in positions.values():
-            dy = abs(oy - y)
-            if dy < 2 * r:
-                half = math.sqrt((2 * r) ** 2 - dy**2)
-                blocked.append((ox - half, ox + half))
-
-        def free(x: float) -> bool:
-            return all(not (lo < x < hi) for lo, hi in blocked)
-
-        top = self.profile.length_mm - r
-        for x in sorted([x0] + [hi for _, hi in blocked if hi >= x0]):
-            if x <= top and free(x):
-                return (x, y)
-        for x in sorted([lo for lo, _ in blocked if lo <= x0], reverse=True):
-            if x >= r and free(x):
-                return (x, y)
-        raise RulesError(f"{GAME}: no room to re-spot the {ball} on its line y={y:g} mm")
+        # the red's spot only sets the opening table (rule 2): the colours' spots, highest value first
+        spots = [self.profile.spots[c] for c in reversed(self.object_balls) if c != self.first_ball]
+        xy = respot_spot(self.profile.spots[ball], spots, positions, self.radius_mm, self.profile.length_mm)
+        if xy is None:
+            raise RulesError(f"{GAME}: no room to re-spot the {ball} on its line y={self.profile.spots[ball][1]:g} mm")
+        return xy
 
     # ---- operator inputs -------------------------------------------------------------------------
 
-    def on_input(self, state: State, event: OperatorInput) -> BrasileiraDecision | None:
-        """Operator inputs.
+    def _on_input(self, state: State, event: OperatorInput) -> BrasileiraDecision | None:
+        """Operator inputs that do not correct a shot.
 
-        * ``nomination`` (rule 4): checked (unknown ball or pocket, a ball not on the table, a ball
-          rules 12 or 13.2 forbid: :class:`RulesError`); it acts on the next shot, so returns None.
-        * ``answer``: settles the pending question and returns the call.
-        * ``override`` of the last shot call, which is re-judged with the replaced fact: ``fouls``
-          (``none`` or comma-separated foul values), ``first_contact`` (a ball or ``none``), ``pots``
-          (``none`` or ``ball@pocket,...`` in drop order), ``nomination`` (``ball@pocket``).
-        * ``operator_foul``: a foul no camera sees on the last shot, by the player who played it.
+        * ``nomination`` (rule 4): an unknown ball or pocket, the cue ball or a ball not on the table
+          is refused; it acts on the next shot, so returns None.
         * ``play_again`` (13.4): after a foul, the offender plays again.
         * ``concession``: the player concedes the frame.
         Inputs of other games raise :class:`RulesError`.
         """
         at = f"{event.kind} at {event.t_s:.2f}s"
-        if isinstance(event, Nomination):
-            if state.match_over:
-                raise RulesError(f"{GAME}: {at}: the match is over ({state.match_winner} won)")
-            self._check_nomination(state, event.ball, event.pocket, where=at)
-            return None
-        if isinstance(event, Answer):
-            return self._answer(state, event, at)
-        if isinstance(event, (Override, OperatorFoul)):
-            return self._amend(state, event, at)
-        if state.pending is not None:
-            raise RulesError(f"{GAME}: {at}: question {state.pending.id!r} ({state.pending.text}) is pending: answer it first")
         if state.match_over:
             raise RulesError(f"{GAME}: {at}: the match is over ({state.match_winner} won)")
+        if isinstance(event, Nomination):
+            self._check_nomination(state, event.ball, event.pocket, where=at)
+            return None
+        if isinstance(event, OperatorFoul):
+            raise RulesError(f"{GAME}: {at}: there is no shot call to change (an operator's foul applies to the last shot judged)")
         if isinstance(event, PlayAgain):
             if state.offender is None:
                 raise RulesError(f"{GAME}: {at}: play_again is only possible right after a foul, before the next shot (rule 13.4)")
@@ -873,81 +892,30 @@ class BrasileiraRules:
         if isinstance(event, Concession):
             if event.player not in state.players:
                 raise RulesError(f"{GAME}: {at}: {event.player!r} is not a player of this match ({', '.join(state.players)})")
-            winner = state.opponent(event.player)
-            scores = dict(state.scores)
-            won = dict(state.frames_won)
-            won[winner] += 1
-            match_over = won[winner] > state.options.frames // 2
+            end = self._frame_won(state, state.opponent(event.player))
             rules = _rules("1")
-            text = f"{event.player} concedes; {winner} wins the frame" + (" and the match" if match_over else "")
-            return BrasileiraDecision(
-                t_s=event.t_s, shot=None, player=event.player, frame_over=True, winner=winner, match_over=match_over,
-                match_winner=winner if match_over else None, next_player=None if match_over else state.opponent(state.breaker),
-                scores=scores, on_table=() if match_over else self.object_balls,
-                next_mode=None if match_over else Mode.OPENING, cue_in_hand=True, frames_won=won, rules=rules,
-                explanation=_explain(rules, text),
-            )
+            text = f"{event.player} concedes; {end['winner']} wins the frame" + (" and the match" if end["match_over"] else "")
+            return BrasileiraDecision(t_s=event.t_s, shot=None, player=event.player, scores=state.scores, rules=rules,
+                                      explanation=_explain(rules, text), **end)
         raise RulesError(f"{GAME}: {at}: a {event.kind} input is not part of Sinuca Brasileira")
-
-    def _answer(self, state: State, event: Answer, at: str) -> BrasileiraDecision:
-        q, facts = state.pending, state.pending_facts
-        if q is None or facts is None:
-            raise RulesError(f"{GAME}: {at}: no question is pending (answer to {event.question!r})")
-        if event.question != q.id:
-            raise RulesError(f"{GAME}: {at}: the pending question is {q.id!r}, not {event.question!r}")
-        if event.answer not in q.options:
-            raise RulesError(f"{GAME}: {at}: {event.answer!r} does not answer {q.id!r} ({q.text}); answer one of {', '.join(q.options)}")
-        if facts.doubts:
-            doubt, rest = facts.doubts[0], facts.doubts[1:]
-            facts = replace(facts, doubts=rest)
-            if doubt.kind == "first_contact":
-                facts = replace(facts, first_contact=None if event.answer == "none" else event.answer)
-            elif doubt.kind == "pot" and event.answer == "no":
-                facts = replace(facts, pots=tuple(p for p in facts.pots if p[0] != doubt.subject))
-            elif doubt.kind == "off_table" and event.answer == "no":
-                facts = replace(facts, off_table=tuple(b for b in facts.off_table if b != doubt.subject))
-            elif doubt.kind == "foul" and event.answer == "no":
-                facts = replace(facts, camera_fouls=tuple(f for f in facts.camera_fouls if f"{f[0].value}:{f[1]}" != doubt.subject))
-        else:  # the opening shot's snooker question (rule 12)
-            facts = replace(facts, snookered_answer=event.answer == "yes")
-        return self._decide(replace(state, pending=None, pending_facts=None), facts)
-
-    def _amend(self, state: State, event: Override | OperatorFoul, at: str) -> BrasileiraDecision:
-        if state.pending is not None:
-            raise RulesError(f"{GAME}: {at}: question {state.pending.id!r} is pending: answer it before changing the call")
-        facts, before = state.last_facts, state.before_last
-        if facts is None or before is None:
-            raise RulesError(f"{GAME}: {at}: there is no shot call to change (it applies to the last shot judged)")
-        if isinstance(event, OperatorFoul):
-            if event.player != before.to_play:
-                raise RulesError(f"{GAME}: {at}: the last shot was played by {before.to_play}, not {event.player!r}")
-            facts = replace(facts, operator_fouls=facts.operator_fouls + (f"{event.rule}{': ' + event.note if event.note else ''}",))
-            return self._decide(before, facts, amends=True)
-        value = event.value.strip()
-        if event.field == "fouls":
-            names = [] if value.lower() in ("", "none") else [v.strip() for v in value.split(",")]
-            try:
-                forced = tuple(Foul(v) for v in names)
-            except ValueError:
-                raise RulesError(f"{GAME}: {at}: fouls={value!r}: use 'none' or comma-separated values of {', '.join(f.value for f in Foul)}") from None
-            facts = replace(facts, forced_fouls=forced)
-        elif event.field == "first_contact":
-            if value != "none" and value not in self.values:
-                raise RulesError(f"{GAME}: {at}: first_contact={value!r}: use an object ball ({', '.join(self.object_balls)}) or 'none'")
-            facts = replace(facts, first_contact=None if value == "none" else value)
-        elif event.field == "pots":
-            pots = [] if value.lower() in ("", "none") else [self._ball_at(v.strip(), at, set(before.on_table) | {self.cue}) for v in value.split(",")]
-            if len({b for b, _ in pots}) != len(pots):
-                raise RulesError(f"{GAME}: {at}: pots={value!r} names a ball twice")
-            facts = replace(facts, pots=tuple(pots))
-        elif event.field == "nomination":
-            facts = replace(facts, nomination=self._ball_at(value, at, set(self.values)))
-        else:
-            raise RulesError(f"{GAME}: {at}: cannot override {event.field!r}; the fields are fouls, first_contact, pots, nomination")
-        return self._decide(before, facts, amends=True)
 
     def _ball_at(self, text: str, at: str, allowed: set[str]) -> tuple[str, str]:
         ball, sep, pocket = text.partition("@")
         if not sep or ball not in allowed or pocket not in self.pockets:
             raise RulesError(f"{GAME}: {at}: {text!r} is not ball@pocket with a ball on the table and a pocket of {', '.join(self.pockets)}")
         return (ball, pocket)
+
+
+def _settled(facts: ShotFacts, doubt: Doubt, answer: str) -> ShotFacts:
+    """The facts once the operator has answered one doubt."""
+    if doubt.kind == "first_contact":
+        return replace(facts, first_contact=None if answer == "none" else answer)
+    if answer != "no":
+        return facts
+    if doubt.kind == "pot":
+        return replace(facts, pots=tuple(p for p in facts.pots if p[0] != doubt.subject))
+    if doubt.kind == "off_table":
+        return replace(facts, off_table=tuple(b for b in facts.off_table if b != doubt.subject))
+    if doubt.kind == "foul":
+        return replace(facts, camera_fouls=tuple(f for f in facts.camera_fouls if f"{f[0].value}:{f[1]}" != doubt.subject))
+    return facts

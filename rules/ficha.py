@@ -1,7 +1,7 @@
-"""Sinuca de Ficha (Brazilian bar snooker, "regra oficiosa"): the referee.
+"""Sinuca de Ficha (Brazilian bar snooker): the referee.
 
-Rule numbers are those of the seed rulebook (``shared/seeds/000_*.txt``); where it is unclear the
-engine follows ``shared/RULES-DECISIONS.md``. Every call quotes its rule numbers.
+Rule numbers are those of "Sinuca de Ficha. Regra Oficiosa"; where it is unclear the engine follows
+the project's rules decisions (``docs/rules-ficha.md``). Every call quotes its rule numbers.
 
 From camera events (``tracking.events``)
     2.4      the break: the cue ball's first contact must be one of the breaker's balls
@@ -21,7 +21,9 @@ From camera events (``tracking.events``)
     4.5      a ball frozen to the cue ball (gap under 1 mm at the strike) moved: removal
     5.2      miss: no ball hit, or an opponent ball first
     5.3      a ball off the table: removal, the turn passes; 5.3.1/5.3.2 re-spotting followed through
-             ``ball_placed`` (and the cue ball dropping into a pocket while re-spotted, 5.3.2.1)
+             ``ball_placed`` (and the cue ball dropping into a pocket while re-spotted, 5.3.2.1). A ball
+             off the table has not dropped: the shooter's last ball leaving the table is re-spotted and
+             can still be potted to win (5.3.1, 6.1)
     5.4      the cue ball jumped (``jump``)
     5.5      the cue ball touched (``ball_touched`` of the cue ball)
     5.6      an object ball touched (``ball_touched``, ``cue_contact`` on an object ball, a strike of one)
@@ -53,9 +55,10 @@ unless the option ``first_group`` names the other one.
 Pending questions: an event the call depends on below ``min_confidence``, a shot overlapping an
 ``unobserved`` interval or never coming to rest (4.1), two drops of both groups too close to order
 (4.2), a missing removal, and the frame-ending calls 4.3 and 4.4.1 make the decision pending; the
-``answer`` input resumes. ``override`` fields: ``fouls`` (comma-separated foul
-values, empty for none), ``next_player``, ``winner`` (a player or team; the frame ends) and
-``removal`` (the ball the last call removed).
+``answer`` input (or a ``removal_choice`` for the removal) resumes. ``override`` fields (the shot is
+judged again with them, :class:`rules.base.Referee`): ``fouls`` (comma-separated foul values, empty
+for none), ``next_player``, ``winner`` (a player or team; the frame ends) and ``removal`` (the ball
+the last call removed; a ``removal_choice`` of another ball after an automatic removal does the same).
 """
 
 from __future__ import annotations
@@ -68,13 +71,26 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-import numpy as np
+from pydantic import Field
 
 from calibration.table import TableProfile
 from rules import geometry
-from rules.base import Decision, Question, RulesError, Shot, options_dict, parse_options, refuse_unjudgeable
+from rules.base import (
+    Decision,
+    Engine,
+    Frames,
+    Question,
+    RuleTable,
+    RulesError,
+    RulesOptions,
+    Shot,
+    joined_player,
+    options_dict,
+    parse_balls,
+    parse_options,
+    refuse_unjudgeable,
+)
 from tracking.events import (
-    Answer,
     BallBall,
     BallCushion,
     BallPlaced,
@@ -104,6 +120,7 @@ __all__ = [
     "Balls",
     "State",
     "FichaDecision",
+    "RULES",
     "FrameStart",
     "FrameResult",
     "FRAME_ENDS",
@@ -118,7 +135,7 @@ COVER_TOUCH_MM = 2.0  # 4.3: an opponent ball this close (gap) touches the cover
 
 
 class RemovalMode(StrEnum):
-    """Who picks the ball a penalty removes (RULES-DECISIONS: option ``removal_choice``)."""
+    """Who picks the ball a penalty removes (the rules decisions: option ``removal_choice``)."""
 
     NON_OFFENDER = "non_offender"  # the non-offender chooses (operator input / the tracker sees the lift)
     NEAREST_POCKET = "nearest_pocket"  # automatic: the non-offender's ball nearest a pocket
@@ -139,20 +156,19 @@ class NextBreak(StrEnum):
     LOSER = "loser"
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """The house-rule options of RULES-DECISIONS.md and the engine's thresholds (all recorded in the match)."""
+class Options(RulesOptions):
+    """The house-rule options of the rules decisions and the engine's thresholds (all recorded in the match)."""
 
-    frames: int = 1  # 2.1: best of N frames, N odd
+    frames: Frames = 1  # 2.1: best of N frames, N odd
     next_break: NextBreak = NextBreak.ALTERNATE
     removal_choice: RemovalMode = RemovalMode.NON_OFFENDER
     removal_of_last_ball_wins: bool = True  # a removal that clears the non-offender's last ball wins them the frame
     rule_4233_clear_opponent: bool = False  # 4.2.3.3 read as "clear the opponent's balls to win"
     first_group: str = ""  # the first player's (team's) group; "" = the profile's first group
-    min_confidence: float = 0.6  # events the call depends on below this make it pending
-    frozen_gap_mm: float = 1.0  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
-    frozen_moved_mm: float = 2.0  # 4.5: a frozen ball displaced by more than this (with no contact) moved
-    pot_order_tolerance_s: float = 0.04  # 4.2: two drops closer than this (about a video frame) are in no sure order
+    min_confidence: float = Field(0.6, ge=0.0, le=1.0)  # events the call depends on below this make it pending
+    frozen_gap_mm: float = Field(1.0, ge=0.0, allow_inf_nan=False)  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
+    frozen_moved_mm: float = Field(2.0, ge=0.0, allow_inf_nan=False)  # 4.5: a frozen ball displaced by more than this (with no contact) moved
+    pot_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 4.2: two drops closer than this (about a video frame) are in no sure order
     start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
     start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
     start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
@@ -177,59 +193,44 @@ class Foul(StrEnum):
     MISCONDUCT = "misconduct"  # 5.8: unsporting conduct (warning inputs)
 
 
-# Fouls in the order a decision lists them: loss-of-frame fouls first, then by rule number.
-PRECEDENCE: tuple[Foul, ...] = (
-    Foul.SUICIDE,
-    Foul.COVERED_BALL_STRUCK,
-    Foul.MISCONDUCT,
-    Foul.PUSH_SHOT,
-    Foul.DELIBERATE_OPPONENT_BALL,
-    Foul.NO_CUSHION_FIRST,
-    Foul.FROZEN_BALL_MOVED,
-    Foul.MISS,
-    Foul.WRONG_BALL_FIRST,
-    Foul.OFF_TABLE,
-    Foul.JUMP,
-    Foul.CUE_BALL_TOUCHED,
-    Foul.BALL_TOUCHED,
-    Foul.DOUBLE_HIT,
+# The rule numbers every call quotes, in one place: the rule of each foul, the order a decision lists
+# fouls in (loss-of-frame fouls first, then by rule number), and the operator_foul rule numbers.
+RULES = RuleTable(
+    game=GAME,
+    title="Sinuca de Ficha. Regra Oficiosa",
+    fouls=MappingProxyType({
+        Foul.SUICIDE: "5.1",
+        Foul.COVERED_BALL_STRUCK: "4.4.3",
+        Foul.MISCONDUCT: "5.8",
+        Foul.PUSH_SHOT: "2.4",
+        Foul.DELIBERATE_OPPONENT_BALL: "4.4",
+        Foul.NO_CUSHION_FIRST: "4.4.2",
+        Foul.FROZEN_BALL_MOVED: "4.5",
+        Foul.MISS: "5.2",
+        Foul.WRONG_BALL_FIRST: "5.2",
+        Foul.OFF_TABLE: "5.3",
+        Foul.JUMP: "5.4",
+        Foul.CUE_BALL_TOUCHED: "5.5",
+        Foul.BALL_TOUCHED: "5.6",
+        Foul.DOUBLE_HIT: "5.7",
+    }),
+    precedence=(
+        Foul.SUICIDE, Foul.COVERED_BALL_STRUCK, Foul.MISCONDUCT, Foul.PUSH_SHOT, Foul.DELIBERATE_OPPONENT_BALL,
+        Foul.NO_CUSHION_FIRST, Foul.FROZEN_BALL_MOVED, Foul.MISS, Foul.WRONG_BALL_FIRST, Foul.OFF_TABLE, Foul.JUMP,
+        Foul.CUE_BALL_TOUCHED, Foul.BALL_TOUCHED, Foul.DOUBLE_HIT,
+    ),
+    # operator_foul ``rule`` -> foul (5.8 goes through ``warning``, 6.3 through ``concession``)
+    operator=MappingProxyType({
+        "2.4": Foul.PUSH_SHOT, "4.4": Foul.DELIBERATE_OPPONENT_BALL, "4.4.2": Foul.NO_CUSHION_FIRST,
+        "4.5": Foul.FROZEN_BALL_MOVED, "5.1": Foul.SUICIDE, "5.2": Foul.MISS, "5.3": Foul.OFF_TABLE, "5.4": Foul.JUMP,
+        "5.5": Foul.CUE_BALL_TOUCHED, "5.6": Foul.BALL_TOUCHED, "5.7": Foul.DOUBLE_HIT,
+    }),
 )
-
-FOUL_RULES: Mapping[Foul, str] = MappingProxyType({
-    Foul.SUICIDE: "5.1",
-    Foul.COVERED_BALL_STRUCK: "4.4.3",
-    Foul.OFF_TABLE: "5.3",
-    Foul.MISS: "5.2",
-    Foul.WRONG_BALL_FIRST: "5.2",
-    Foul.NO_CUSHION_FIRST: "4.4.2",
-    Foul.FROZEN_BALL_MOVED: "4.5",
-    Foul.JUMP: "5.4",
-    Foul.CUE_BALL_TOUCHED: "5.5",
-    Foul.BALL_TOUCHED: "5.6",
-    Foul.DOUBLE_HIT: "5.7",
-    Foul.PUSH_SHOT: "2.4",
-    Foul.DELIBERATE_OPPONENT_BALL: "4.4",
-    Foul.MISCONDUCT: "5.8",
-})
+PRECEDENCE = RULES.precedence
 
 LOSS_OF_FRAME: frozenset[Foul] = frozenset({Foul.SUICIDE, Foul.COVERED_BALL_STRUCK})
 # frame ends that are the loss of the frame for the player the call is about
 LOST_BY_PLAYER = frozenset({"suicide", "covered", "snookered", "misconduct", "last_ball_on_foul", "last_balls", "opponent_last_ball"})
-
-# operator_foul ``rule`` -> foul (5.8 goes through ``warning``, 6.3 through ``concession``)
-OPERATOR_RULES: Mapping[str, Foul] = MappingProxyType({
-    "2.4": Foul.PUSH_SHOT,
-    "4.4": Foul.DELIBERATE_OPPONENT_BALL,
-    "4.4.2": Foul.NO_CUSHION_FIRST,
-    "4.5": Foul.FROZEN_BALL_MOVED,
-    "5.1": Foul.SUICIDE,
-    "5.2": Foul.MISS,
-    "5.3": Foul.OFF_TABLE,
-    "5.4": Foul.JUMP,
-    "5.5": Foul.CUE_BALL_TOUCHED,
-    "5.6": Foul.BALL_TOUCHED,
-    "5.7": Foul.DOUBLE_HIT,
-})
 
 # Why a frame ended (``FichaDecision.frame_end``) and the rules behind it.
 FRAME_ENDS: Mapping[str, str] = MappingProxyType({
@@ -285,22 +286,13 @@ class FrameResult:
 
 @dataclass(frozen=True, slots=True)
 class Forced:
-    """What an ``override`` imposes on a shot's call."""
+    """What the operator's corrections (``override``, a ``removal_choice`` replacing an automatic
+    removal) impose on a shot's call."""
 
     fouls: tuple[Foul, ...] | None = None
     next_player: str | None = None
     winner: str | None = None
     removal: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LastCall:
-    """The last non-pending call and what it was made from (for ``override``)."""
-
-    state_before: "State"
-    shot: Shot | None
-    answers: Mapping[str, str]
-    forced: Forced
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,11 +324,6 @@ class State:
     history: tuple[FrameResult, ...] = ()
     match_over: bool = False
     match_winner: str | None = None
-    pending: Question | None = None
-    pending_shot: Shot | None = None
-    pending_answers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    pending_forced: Forced = Forced()
-    last: LastCall | None = None
     joined: bool = False  # this frame was joined mid-way (option start=mid_frame): no break, no rack
     start_unseen: bool = False  # joined, and the balls on the table are read from the first strike's positions
 
@@ -359,9 +346,10 @@ class State:
         return None
 
     def left(self, side: int, balls: Balls | None = None) -> tuple[str, ...]:
-        """The side's balls on the table."""
-        on = (balls or self.balls).on_table
-        return tuple(b for b in self.group_balls[side] if b in on)
+        """The side's balls in play: on the table, or off it waiting to be re-spotted (5.3.1: a ball
+        that left the table has not dropped)."""
+        b = balls or self.balls
+        return tuple(x for x in self.group_balls[side] if x in b.on_table or x in b.lifted)
 
     def next_in_rotation(self, player: str) -> str:
         return self.players[(self.players.index(player) + 1) % len(self.players)]
@@ -401,19 +389,26 @@ class FichaDecision(Decision):
     clearing: str | None = None
     warnings: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     prior: tuple["FichaDecision", ...] = ()
-    replaces_last: bool = False
     # what the call was made from (not part of the report)
     source_shot: Shot | None = field(default=None, repr=False, compare=False)
-    answers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
-    forced: Forced = field(default=Forced(), repr=False, compare=False)
     positions: Mapping[str, tuple[float, float]] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
 
+    @property
+    def replaces_last(self) -> bool:
+        """The call replaces the last call (an override or a correction): :attr:`amends`."""
+        return self.amends
+
+    @property
+    def answers(self) -> Mapping[str, str]:
+        """The operator's answers the call was made with."""
+        return self.source_shot.answers if self.source_shot is not None else _mp()
+
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON values: what the call was made from (the shot, answers) is left out."""
-        light = replace(self, source_shot=None, answers=_mp(), forced=Forced(), positions=_mp(), prior=())
-        d = Decision.to_dict(light)
-        for k in ("source_shot", "answers", "forced", "positions"):
+        """The report as JSON values: what the call was made from (the shot, positions) is left out."""
+        d = Decision.to_dict(replace(self, source_shot=None, positions=_mp(), prior=()))
+        for k in ("source_shot", "positions"):
             d.pop(k, None)
+        d["replaces_last"] = self.amends
         d["balls"] = self.balls.to_dict() if self.balls is not None else None
         d["prior"] = [p.to_dict() for p in self.prior]
         return d
@@ -430,10 +425,6 @@ def _rule_key(num: str) -> tuple[int, ...]:
 def _rules(*nums: str) -> tuple[str, ...]:
     """Rule numbers, each once, in rulebook order."""
     return tuple(sorted({n for n in nums if n}, key=_rule_key))
-
-
-def _ordered(fouls: set[Foul] | frozenset[Foul]) -> tuple[Foul, ...]:
-    return tuple(f for f in PRECEDENCE if f in fouls)
 
 
 def _mp(d: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
@@ -456,10 +447,11 @@ class _Facts:
     cue_contact_t: tuple[float, ...]
 
 
-class FichaRules:
+class FichaRules(Engine):
     """The Sinuca de Ficha referee (see the module docstring for the rules it covers)."""
 
     name = GAME
+    rules = RULES
 
     def __init__(self, profile: TableProfile):
         self.profile = profile
@@ -502,22 +494,12 @@ class FichaRules:
             group_balls=group_balls, cue=self.profile.cue_ball, frame=1, score=(0, 0), breaker=breaker,
             breaks=(1, 0), shooter=breaker, shots_in_frame=0, balls=Balls(on_table=self.ball_ids),
         )
-        if opts.start is FrameStart.RACK:
-            if opts.start_shooter or opts.start_balls:
-                raise RulesError("ficha: options start_shooter and start_balls need start=mid_frame (a frame joined mid-way)")
+        shooter = joined_player(GAME, opts, players, "start_shooter")
+        if shooter is None:
             return state
-        shooter = opts.start_shooter or players[0]
-        if shooter not in players:
-            raise RulesError(f"ficha: option start_shooter={shooter!r} is not a player of this match ({', '.join(players)})")
         state = replace(state, shooter=shooter, joined=True, start_unseen=not opts.start_balls)
         if opts.start_balls:
-            names = [b.strip() for b in opts.start_balls.split(",") if b.strip()]
-            unknown = sorted(set(names) - self.ball_ids)
-            if unknown:
-                raise RulesError(f"ficha: option start_balls names {', '.join(unknown)}, not balls of table {self.profile.name!r} "
-                                 f"({', '.join(sorted(self.ball_ids))})")
-            if len(set(names)) != len(names):
-                raise RulesError(f"ficha: option start_balls names a ball twice ({opts.start_balls!r})")
+            names = parse_balls(GAME, "start_balls", opts.start_balls, sorted(self.ball_ids), self.profile.name)
             state = replace(state, balls=self._start_balls(state, names, "option start_balls"))
         return state
 
@@ -536,92 +518,108 @@ class FichaRules:
 
     # ---- the engine interface -----------------------------------------------------------------
 
-    def judge(self, state: State, shot: Shot) -> FichaDecision:
-        """The call on one shot (pure). Raises RulesError for an impossible log."""
-        refuse_unjudgeable("ficha", shot, over="match" if state.match_over else None, winner=state.match_winner,
-                           pending=state.pending)
-        return self._judge(state, shot, _mp(), Forced())
+    def over(self, state: State) -> tuple[str, str | None] | None:
+        return ("match", state.match_winner) if state.match_over else None
 
-    def advance(self, state: State, decision: FichaDecision) -> State:
-        """The state after a decision (pure). A pending decision only records its question."""
-        if decision.pending is not None:
-            return replace(
-                state, pending=decision.pending, pending_shot=decision.source_shot,
-                pending_answers=decision.answers, pending_forced=decision.forced,
-            )
-        base = state
-        if decision.replaces_last:
-            if state.last is None:
-                raise RulesError("ficha: an override needs a previous call to replace")
-            base = state.last.state_before
-        base = replace(base, pending=None, pending_shot=None, pending_answers=_mp(), pending_forced=Forced(), last=None)
-        s = base
+    def _judge(self, state: State, shot: Shot) -> FichaDecision:
+        """The call on one shot (pure), with the operator's answers and corrections. Raises RulesError
+        for an impossible log."""
+        return self._call(state, shot, shot.answers, self._forced(state, shot))
+
+    def _advance(self, state: State, decision: FichaDecision) -> State:
+        s = state
         for p in decision.prior:
             s = self._apply(s, p, count_shot=False)
-        s = self._apply(s, decision, count_shot=decision.source_shot is not None)
-        return replace(s, last=LastCall(base, decision.source_shot, decision.answers, decision.forced))
+        return self._apply(s, decision, count_shot=decision.source_shot is not None)
 
-    def on_input(self, state: State, event: OperatorInput) -> FichaDecision | None:
-        """Inputs that act at once: answer, concession (6.3), warning (5.8), override. A removal choice
-        and an operator foul are checked here and applied with the next shot (None)."""
-        if isinstance(event, Answer):
-            return self._answer(state, event)
-        if isinstance(event, RemovalChoice) and state.pending is not None and ":removal" in state.pending.id:
-            return self._answer(state, Answer(t_s=event.t_s, question=state.pending.id, answer=event.ball))
-        acting = isinstance(event, (Concession, MisconductWarning, Override))
+    def corrects(self, state: State, last: Decision, event: OperatorInput) -> bool:
+        """An override; or a removal choice of another ball than the one the last call removed on its
+        own (option removal_choice=nearest_pocket): the referee's choice replaces it."""
+        if isinstance(event, RemovalChoice):
+            return (not state.removals_due and bool(getattr(last, "removed", ())) and event.ball in self.ball_ids
+                    and state.balls.where(event.ball) != "removed")
+        return super().corrects(state, last, event)
+
+    def answer_of(self, question: Question, event: OperatorInput) -> str | None:
+        """A removal choice answers the question which ball the penalty removed (5.2)."""
+        if isinstance(event, RemovalChoice) and question.topic == "removal":
+            return event.ball
+        return super().answer_of(question, event)
+
+    def _on_input(self, state: State, event: OperatorInput) -> FichaDecision | None:
+        """Inputs that act at once: concession (6.3), warning (5.8). A removal choice and an operator
+        foul are checked here and applied with the next shot (None)."""
+        acting = isinstance(event, (Concession, MisconductWarning))
         if state.match_over:
             if acting:
                 raise RulesError(f"ficha: {event.kind} at {event.t_s:.2f}s comes after the end of the match")
             return None
         if isinstance(event, Concession):
             return self._concession(state, event)
-        if state.pending is not None and acting:
-            raise RulesError(f"ficha: {event.kind} at {event.t_s:.2f}s: answer the pending question {state.pending.id!r} first")
         if isinstance(event, MisconductWarning):
             return self._warning(state, event)
-        if isinstance(event, Override):
-            return self._override(state, event)
         if isinstance(event, RemovalChoice):
             if event.ball in self.ball_ids and state.balls.where(event.ball) == "removed":
                 return None  # already applied (the tracker saw the lift first)
-            last = state.last
-            if (not state.removals_due and last is not None and last.shot is not None
-                    and state.balls.removed != last.state_before.balls.removed):
-                # the referee picks another ball than the automatic one: it replaces the last call's removal
-                return self._override(state, Override(t_s=event.t_s, field="removal", value=event.ball, note="removal_choice"))
             self._check_removal_choice(state, event.ball)
             return None
         if isinstance(event, OperatorFoul):
             state.side_of(event.player)
-            self._operator_foul(event)
-            return None
+            RULES.foul_named(event.rule)
         return None
+
+    def _forced(self, state: State, shot: Shot) -> Forced:
+        """What the operator's corrections of the shot's call impose, in the order given."""
+        f = Forced()
+        for e in shot.corrections:
+            if isinstance(e, RemovalChoice):
+                f = replace(f, removal=e.ball)
+                continue
+            assert isinstance(e, Override)
+            value = e.value.strip()
+            if e.field == "fouls":
+                try:
+                    f = replace(f, fouls=tuple(Foul(v.strip()) for v in value.split(",") if v.strip() and v.strip() != "none"))
+                except ValueError:
+                    raise RulesError(f"ficha: override fouls={value!r}: the fouls are {', '.join(x.value for x in Foul)}") from None
+            elif e.field == "next_player":
+                state.side_of(value)
+                f = replace(f, next_player=value)
+            elif e.field == "winner":
+                f = replace(f, winner=value if value in state.sides else state.sides[state.side_of(value)])
+            elif e.field == "removal":
+                if value not in self.ball_ids:
+                    raise RulesError(f"ficha: override removal={value!r} is not a ball of the table")
+                f = replace(f, removal=value)
+            else:
+                raise RulesError(f"ficha: override field {e.field!r} is not one the engine accepts (fouls, next_player, winner, removal)")
+        return f
 
     # ---- judging a shot -------------------------------------------------------------------------
 
-    def _judge(self, state: State, shot: Shot, answers: Mapping[str, str], forced: Forced) -> FichaDecision:
+    def _call(self, state: State, shot: Shot, answers: Mapping[str, str], forced: Forced) -> FichaDecision:
         self._check_ids(shot)
         prep = self._before(state, shot, answers)
         if isinstance(prep, FichaDecision):
             return prep
         priors, s, respotted, removed_before = prep
-        if s.match_over:
-            refuse_unjudgeable("ficha", shot, over="match", winner=s.match_winner)
+        if s.match_over:  # a foul while aiming ended the match: the shot comes after it
+            refuse_unjudgeable(GAME, shot, over="match", winner=s.match_winner)
         d = self._shot(s, shot, answers, forced, respotted, removed_before)
-        d = replace(d, prior=tuple(priors), source_shot=shot, answers=_mp(answers), forced=forced)
+        d = replace(d, prior=tuple(priors), source_shot=shot)
         if priors and d.pending is None:
             first = " / ".join(p.explanation for p in priors)
             d = replace(d, explanation=f"before the shot: {first} || then {d.player}: {d.explanation}")
         if d.pending is None:
             q = self._unobserved_question(shot, answers, d)
             if q is not None:
-                return self._pending(state, shot, answers, forced, q)
+                return self._pending(state, shot, q)
         return d
 
-    def _pending(self, state: State, shot: Shot, answers: Mapping[str, str], forced: Forced, q: Question) -> FichaDecision:
+    def _pending(self, state: State, shot: Shot, q: Question) -> FichaDecision:
         return FichaDecision(
             t_s=shot.t_s, shot=shot.index, player=state.shooter, pending=q, frame=state.frame,
-            score=_mp(dict(zip(state.sides, state.score))), source_shot=shot, answers=_mp(answers), forced=forced,
+            score=_mp(dict(zip(state.sides, state.score))), source_shot=shot,
             explanation=f"ficha: pending - {q.text}", balls=state.balls, warnings=state.warnings,
         )
 
@@ -689,17 +687,17 @@ class FichaRules:
                     log.info("ficha: operator_foul at %.2fs before a break ignored (use override to correct a frame's last call)", e.t_s)
                     continue
                 s.side_of(e.player)
-                foul = self._operator_foul(e)
+                foul = RULES.foul_named(e.rule)
                 add_foul(e.player, foul, f"{foul.value} called by the operator (ficha {e.rule})" + (f": {e.note}" if e.note else ""), e.t_s)
                 continue
             if isinstance(e, BallTouched):
                 if racking:
                     continue
                 if e.confidence < s.options.min_confidence:
-                    key = f"s{shot.index}:before:{i}:ball_touched:{e.ball}"
+                    key = Question.key(shot.index, "touched_before", i, e.ball)
                     if key not in answers:
                         q = Question(key, f"ficha 5.6: was {e.ball} touched before shot {shot.index} (at {e.t_s:.2f}s)?", ("yes", "no"))
-                        return self._pending(state, shot, answers, Forced(), q)
+                        return self._pending(state, shot, q)
                     if answers[key] == "no":
                         continue
                 foul = Foul.CUE_BALL_TOUCHED if e.ball == s.cue else Foul.BALL_TOUCHED
@@ -713,7 +711,7 @@ class FichaRules:
             if isinstance(e, (BallRemoved, RemovalChoice)):
                 where = s.balls.where(e.ball)
                 owner = s.owner(e.ball)
-                if owner is not None and owner in s.removals_due and where == "on_table":
+                if owner is not None and owner in s.removals_due and where in ("on_table", "lifted"):
                     s, extra = self._remove(s, owner, e.ball, e.t_s)
                     if extra is None:
                         removed.append(e.ball)
@@ -730,10 +728,15 @@ class FichaRules:
             elif isinstance(e, BallPlaced):
                 where = s.balls.where(e.ball)
                 if where in ("potted", "removed"):
-                    raise RulesError(
-                        f"ficha: ball_placed at {e.t_s:.2f}s puts {e.ball} back on the table, but it was {where} "
-                        "in this frame and stays off (ficha 4.2, 5.2)"
-                    )
+                    # a potted (4.2) or removed (5.2) ball stays off: put back by hand, the referee says
+                    # whether the record was wrong (it is back in play) or the ball must come off again
+                    key = Question.key(shot.index, "placed_back", i, e.ball)
+                    if key not in answers:
+                        q = Question(key, f"ficha 4.2, 5.2: {e.ball} was {where} and is put back on the table at {e.t_s:.2f}s: "
+                                          "is it back in play (the record was wrong)?", ("yes", "no"))
+                        return self._pending(state, shot, q)
+                    if answers[key] == "no":
+                        continue
                 s = replace(s, balls=s.balls.move(e.ball, "on_table"))
             elif isinstance(e, Pot):
                 where = s.balls.where(e.ball)
@@ -757,7 +760,7 @@ class FichaRules:
         k = 0
         while s.removals_due:
             side = s.removals_due[0]
-            key = f"s{shot.index}:removal" + (str(k + 1) if k else "")
+            key = Question.key(shot.index, "removal", *([k + 1] if k else []))
             left = s.left(side)
             if key not in answers:
                 pos = shot.start_positions
@@ -765,7 +768,7 @@ class FichaRules:
                 options = tuple(missing + [b for b in left if b not in missing])
                 hint = f" ({missing[0]} is not on the table at the strike)" if len(missing) == 1 else ""
                 q = Question(key, f"ficha 5.2: which of {s.sides[side]}'s balls was removed as the penalty?{hint}", options)
-                return self._pending(state, shot, answers, Forced(), q)
+                return self._pending(state, shot, q)
             ball = answers[key]
             if ball not in left:
                 raise RulesError(f"ficha: the removed ball must be one of {s.sides[side]}'s balls on the table ({', '.join(left)}), not {ball!r}")
@@ -802,7 +805,7 @@ class FichaRules:
             rules_used.append("2.4")
 
         def pend(q: Question) -> FichaDecision:
-            return self._pending(s, shot, answers, forced, q)
+            return self._pending(s, shot, q)
 
         # 4.4.1 / 4.4.2: snookered? from the positions at the strike
         cushion_required = False
@@ -810,13 +813,14 @@ class FichaRules:
         if cue in pos and present and forced.fouls is None:
             others = {k: v for k, v in pos.items() if k != cue}
             direct = any(
-                self._can_hit(pos[cue], pos[b], [v for k, v in others.items() if k != b], opt.frozen_gap_mm) for b in present
+                geometry.can_hit(pos[cue], pos[b], [v for k, v in others.items() if k != b], self.radius_mm, opt.frozen_gap_mm)
+                for b in present
             )
             if not direct:
-                if self._can_reach_cushion(pos[cue], list(others.values())):
+                if geometry.can_reach_cushion(pos[cue], others.values(), self.profile):
                     cushion_required = True
                 else:
-                    key = f"s{shot.index}:4.4.1"
+                    key = Question.key(shot.index, "4.4.1")
                     if key not in answers:
                         return pend(Question(key, f"ficha 4.4.1: the cue ball has no straight path to any of {s.sides[target_side]}'s balls "
                                                   f"and no cushion within reach: frame to {s.sides[opp]}?", ("yes", "no")))
@@ -827,9 +831,11 @@ class FichaRules:
         # 4.3 / 4.4.3: the last ball covered in a pocket
         covered: tuple[str, str, tuple[str, ...]] | None = None
         if len(own_start) == 1 and s.clearing != side and own_start[0] in pos and cue in pos:
-            covered = self._covered(s, own_start[0], opp_start, pos)
+            found = geometry.covered_in_pocket(own_start[0], [b for b in opp_start if b in pos], pos, cue, self.profile,
+                                               s.options.frozen_gap_mm, COVER_NEAR_MM, COVER_TOUCH_MM)
+            covered = (own_start[0], *found) if found is not None else None
             if covered is not None and forced.fouls is None:
-                key = f"s{shot.index}:4.3"
+                key = Question.key(shot.index, "4.3")
                 if key not in answers:
                     return pend(Question(key, f"ficha 4.3: {s.sides[side]}'s last ball {covered[0]} is covered in pocket {covered[1]} "
                                               f"by {', '.join(covered[2])}: frame to {s.sides[opp]}?", ("yes", "no")))
@@ -894,14 +900,14 @@ class FichaRules:
                         f"ficha: operator_foul at {e.t_s:.2f}s names {e.player}, who is not at the table during shot {shot.index}; "
                         "call it after the shot"
                     )
-                foul = self._operator_foul(e)
+                foul = RULES.foul_named(e.rule)
                 fouls.add(foul)
                 texts.append(f"{foul.value} called by the operator (ficha {e.rule})" + (f": {e.note}" if e.note else ""))
         if forced.fouls is not None:
             fouls = set(forced.fouls)
-            texts = [f"{', '.join(f.value for f in _ordered(fouls)) or 'no foul'} (override)"]
-        ordered = _ordered(fouls)
-        rules_used += [FOUL_RULES[f] for f in ordered]
+            texts = [f"{', '.join(f.value for f in RULES.ordered(fouls)) or 'no foul'} (override)"]
+        ordered = RULES.ordered(fouls)
+        rules_used += [RULES.rule_of(f) for f in ordered]
         if Foul.NO_CUSHION_FIRST in fouls:
             rules_used.append("5.2")
         if Foul.SUICIDE in fouls:
@@ -912,7 +918,7 @@ class FichaRules:
         if not fouls and len(object_pots) >= 2:
             p1, p2 = object_pots[-2], object_pots[-1]
             if s.owner(p1.ball) != s.owner(p2.ball) and p2.t_s - p1.t_s < opt.pot_order_tolerance_s:
-                key = f"s{shot.index}:last_pot"
+                key = Question.key(shot.index, "last_pot")
                 if key not in answers:
                     return pend(Question(key, f"ficha 4.2: which dropped last, {p1.ball} or {p2.ball}?", (p2.ball, p1.ball)))
                 if answers[key] == p1.ball:
@@ -920,8 +926,8 @@ class FichaRules:
 
         # ---- the balls after the shot ----
         balls = s.balls
-        for p in facts.pots:
-            balls = balls.move(p.ball, "potted")
+        for p in facts.pots:  # the cue ball potted with no suicide called (an override) comes back (5.3.1)
+            balls = balls.move(p.ball, "lifted" if p.ball == cue and Foul.SUICIDE not in fouls else "potted")
         for b in facts.off:
             balls = balls.move(b, "lifted")
         positions = shot.end_positions if shot.end is not None and shot.end_positions else pos
@@ -1029,7 +1035,7 @@ class FichaRules:
         first: str | None = contact_balls[0] if contacts else None
         first_t: float | None = contacts[0].t_s if contacts else None
         if contacts and contacts[0].confidence < minc:
-            key = f"s{shot.index}:first_contact"
+            key = Question.key(shot.index, "first_contact")
             alt = next((b for b in contact_balls if b != first), "none")
             options = (first, alt) if alt == "none" else (first, alt, "none")
             if key not in answers:
@@ -1043,7 +1049,7 @@ class FichaRules:
         def kept(e: Event, i: int, text: str) -> bool | Question:
             if e.confidence >= minc:
                 return True
-            key = f"s{shot.index}:{i}:{e.kind}"
+            key = Question.key(shot.index, e.kind, i)
             if key not in answers:
                 return Question(key, text, ("yes", "no"))
             return answers[key] == "yes"
@@ -1134,85 +1140,6 @@ class FichaRules:
                 out.append(b)
         return tuple(out)
 
-    def _covered(self, s: State, ball: str, opp_balls: Sequence[str], pos: Mapping[str, tuple[float, float]]) -> tuple[str, str, tuple[str, ...]] | None:
-        """4.3: ``ball`` lies in a pocket's jaws and an opponent ball blocks its way in, or touches it
-        so that the cue ball cannot reach it straight. Returns (ball, pocket, covering balls)."""
-        r = self.radius_mm
-        xy = pos[ball]
-        opp_xy = {b: pos[b] for b in opp_balls if b in pos}
-        if not opp_xy:
-            return None
-        for p in self.profile.pockets:
-            gap = geometry.segment_distances(p.jaws_mm[0], p.jaws_mm[1], np.asarray([xy]))[0] - r
-            if gap > COVER_NEAR_MM:
-                continue
-            to_pocket = math.dist(xy, p.xy_mm)
-            blockers = [
-                b for b, o in opp_xy.items()
-                if math.dist(o, p.xy_mm) < to_pocket and geometry.segment_distances(xy, p.xy_mm, np.asarray([o]))[0] < 2 * r
-            ]
-            touching = [b for b, o in opp_xy.items() if math.dist(o, xy) - 2 * r < COVER_TOUCH_MM]
-            if touching:
-                others = [v for k, v in pos.items() if k not in (s.cue, ball)]
-                if self._can_hit(pos[s.cue], xy, others, s.options.frozen_gap_mm):
-                    touching = []
-            covers = tuple(sorted(set(blockers) | set(touching)))
-            if covers:
-                return ball, p.id, covers
-        return None
-
-    def _ahead_clear(self, start: np.ndarray, ends: np.ndarray, obstacles: np.ndarray) -> np.ndarray:
-        """For each straight roll of the cue ball from ``start`` to one of ``ends`` (k, 2): whether no
-        obstacle ball lies in its way. Only balls ahead of the start can block: a ball touching the
-        cue ball from behind (tracking puts frozen balls a hair too close) does not stop it rolling away."""
-        if len(obstacles) == 0:
-            return np.ones(len(ends), dtype=bool)
-        u = ends - start  # (k, 2)
-        rel = obstacles - start  # (m, 2)
-        denom = np.maximum(np.einsum("ij,ij->i", u, u), 1e-12)[:, None]  # (k, 1)
-        proj = (u @ rel.T) / denom  # (k, m)
-        t = np.clip(proj, 0.0, 1.0)
-        closest = start + t[..., None] * u[:, None, :]  # (k, m, 2)
-        dist = np.linalg.norm(closest - obstacles[None, :, :], axis=2)
-        blocked = (proj > 0.0) & (dist < 2 * self.radius_mm - 1e-6)
-        return ~blocked.any(axis=1)
-
-    def _can_hit(self, cue: tuple[float, float], target: tuple[float, float], others: Sequence[tuple[float, float]],
-                 frozen_gap_mm: float) -> bool:
-        """4.4.1: whether the cue ball can reach some part of ``target`` in a straight line. A target
-        touching the cue ball (frozen, 4.5) can always be played."""
-        r = self.radius_mm
-        if math.dist(cue, target) < 2 * r + frozen_gap_mm:
-            return True
-        start = np.asarray(cue, dtype=float)
-        pts = geometry.contact_points(target, r, 144)
-        # the cue ball must arrive from its own side: its path may not cross the target on the way
-        tgt = np.asarray(target, dtype=float)
-        u = pts - start
-        proj = ((tgt - start) @ u.T) / np.maximum(np.einsum("ij,ij->i", u, u), 1e-12)
-        t = np.clip(proj, 0.0, 1.0)
-        closest = start + t[:, None] * u
-        approach_ok = np.linalg.norm(closest - tgt, axis=1) >= 2 * r - 1e-6
-        obs = np.asarray(list(others), dtype=float).reshape(-1, 2)
-        return bool((approach_ok & self._ahead_clear(start, pts, obs)).any())
-
-    def _can_reach_cushion(self, cue: tuple[float, float], others: Sequence[tuple[float, float]], n: int = 360) -> bool:
-        """4.4.2: whether the cue ball can roll straight to some cushion without touching another ball."""
-        r = self.radius_mm
-        length, width = self.profile.length_mm, self.profile.width_mm
-        x, y = cue
-        ends = []
-        for ang in np.linspace(0.0, 2 * math.pi, n, endpoint=False):
-            dx, dy = math.cos(ang), math.sin(ang)
-            ts = [t for t in (
-                (length - r - x) / dx if dx > 1e-9 else math.inf, (r - x) / dx if dx < -1e-9 else math.inf,
-                (width - r - y) / dy if dy > 1e-9 else math.inf, (r - y) / dy if dy < -1e-9 else math.inf,
-            ) if t >= 0]
-            t = min(ts) if ts else 0.0
-            ends.append((x + dx * max(t, 1e-6), y + dy * max(t, 1e-6)))
-        obs = np.asarray(list(others), dtype=float).reshape(-1, 2)
-        return bool(self._ahead_clear(np.asarray(cue, dtype=float), np.asarray(ends), obs).any())
-
     # ---- calls ----------------------------------------------------------------------------------
 
     def _frame_call(self, s: State, t_s: float, shot_index: int | None, player: str | None, winner_side: int, how: str,
@@ -1256,8 +1183,8 @@ class FichaRules:
         balls = balls or s.balls
         oside = s.side_of(offender)
         non = 1 - oside
-        ordered = _ordered(fouls)
-        rules_used = _rules(*rules_used, *(FOUL_RULES[f] for f in ordered))
+        ordered = RULES.ordered(fouls)
+        rules_used = _rules(*rules_used, *(RULES.rule_of(f) for f in ordered))
         base = dict(common or {})
         base.setdefault("t_s", t_s)
         base.setdefault("shot", shot_index)
@@ -1344,23 +1271,16 @@ class FichaRules:
         if ball not in s.left(side):
             raise RulesError(f"ficha: removal_choice {ball}: the penalty removes one of {s.sides[side]}'s balls on the table ({', '.join(s.left(side))})")
 
-    def _operator_foul(self, e: OperatorFoul) -> Foul:
-        rule = e.rule.strip().removeprefix("ficha").strip()
-        if rule not in OPERATOR_RULES:
-            raise RulesError(f"ficha: operator_foul rule {e.rule!r} is not one the engine knows; use one of {', '.join(OPERATOR_RULES)} "
-                             "(5.8 is a warning input, 6.3 a concession)")
-        return OPERATOR_RULES[rule]
-
     def _unobserved_question(self, shot: Shot, answers: Mapping[str, str], d: FichaDecision) -> Question | None:
         """A shot the camera did not see whole (an ``unobserved`` interval, or no ``at_rest``: 4.1) is
         judged as seen only once the operator accepts the call."""
         end_t = shot.end.t_s if shot.end is not None else math.inf
-        if shot.end is None and f"s{shot.index}:unfinished" not in answers:
-            return Question(f"s{shot.index}:unfinished", f"ficha 4.1: shot {shot.index} never came to rest in the log; the camera's call: "
+        if shot.end is None and Question.key(shot.index, "unfinished") not in answers:
+            return Question(Question.key(shot.index, "unfinished"), f"ficha 4.1: shot {shot.index} never came to rest in the log; the camera's call: "
                                                          f"{d.explanation}. Accept it (or override)?", ("accept",))
         for e in shot.events + shot.before:
             if isinstance(e, Unobserved) and e.t_s <= end_t and e.until_s >= shot.t_s:
-                key = f"s{shot.index}:unobserved"
+                key = Question.key(shot.index, "unobserved")
                 if key in answers:
                     return None
                 why = f" ({e.reason})" if e.reason else ""
@@ -1369,18 +1289,6 @@ class FichaRules:
         return None
 
     # ---- operator inputs ------------------------------------------------------------------------
-
-    def _answer(self, state: State, e: Answer) -> FichaDecision:
-        if state.pending is None or state.pending_shot is None:
-            raise RulesError(f"ficha: answer at {e.t_s:.2f}s to {e.question!r}, but no question is pending")
-        if e.question != state.pending.id:
-            raise RulesError(f"ficha: answer at {e.t_s:.2f}s is to {e.question!r}, but the pending question is {state.pending.id!r}")
-        if e.answer not in state.pending.options:
-            raise RulesError(f"ficha: answer {e.answer!r} to {e.question!r}: choose one of {', '.join(state.pending.options)}")
-        answers = dict(state.pending_answers)
-        answers[e.question] = e.answer
-        clean = replace(state, pending=None, pending_shot=None, pending_answers=_mp(), pending_forced=Forced())
-        return self._judge(clean, state.pending_shot, _mp(answers), state.pending_forced)
 
     def _concession(self, s: State, e: Concession) -> FichaDecision:
         side = s.side_of(e.player)
@@ -1405,37 +1313,6 @@ class FichaRules:
             return self._foul_call(s, e.player, {Foul.MISCONDUCT}, what, e.t_s, None, s.positions)
         return self._frame_call(s, e.t_s, None, e.player, 1 - side, "misconduct", f"{what}: loss of the frame", ("5.8",),
                                 s.balls, s.positions, fouls=(Foul.MISCONDUCT,))
-
-    def _override(self, s: State, e: Override) -> FichaDecision:
-        last = s.last
-        if last is None or last.shot is None:
-            raise RulesError(f"ficha: override at {e.t_s:.2f}s: the last call was not a shot's call (nothing to override)")
-        f = last.forced
-        value = e.value.strip()
-        if e.field == "fouls":
-            try:
-                fouls = tuple(Foul(v.strip()) for v in value.split(",") if v.strip())
-            except ValueError:
-                raise RulesError(f"ficha: override fouls={value!r}: the fouls are {', '.join(x.value for x in Foul)}") from None
-            f = replace(f, fouls=fouls)
-        elif e.field == "next_player":
-            last.state_before.side_of(value)
-            f = replace(f, next_player=value)
-        elif e.field == "winner":
-            if value not in last.state_before.sides:
-                value = last.state_before.sides[last.state_before.side_of(value)]
-            f = replace(f, winner=value)
-        elif e.field == "removal":
-            if value not in self.ball_ids:
-                raise RulesError(f"ficha: override removal={value!r} is not a ball of the table")
-            f = replace(f, removal=value)
-        else:
-            raise RulesError(f"ficha: override field {e.field!r} is not one the engine accepts (fouls, next_player, winner, removal)")
-        d = self._judge(last.state_before, last.shot, last.answers, f)
-        if d.pending is not None:
-            raise RulesError(f"ficha: override at {e.t_s:.2f}s leaves the call pending ({d.pending.text})")
-        note = f" [override {e.field}={value}" + (f": {e.note}" if e.note else "") + "]"
-        return replace(d, replaces_last=True, explanation=d.explanation + note)
 
     # ---- state transitions ----------------------------------------------------------------------
 
@@ -1477,14 +1354,5 @@ class FichaRules:
 
 
 def parse_ficha_options(given: Mapping[str, Any] | None) -> Options:
-    """Options from a mapping (names as in RULES-DECISIONS.md), validated."""
-    opts = parse_options(Options, given, GAME)
-    if opts.frames < 1 or opts.frames % 2 == 0:
-        raise RulesError(f"ficha: option frames={opts.frames} must be an odd number of frames, 1 or more (ficha 2.1)")
-    if not 0.0 <= opts.min_confidence <= 1.0:
-        raise RulesError(f"ficha: option min_confidence={opts.min_confidence} must lie between 0 and 1")
-    if opts.frozen_gap_mm < 0 or opts.frozen_moved_mm < 0 or opts.pot_order_tolerance_s < 0:
-        raise RulesError("ficha: options frozen_gap_mm, frozen_moved_mm and pot_order_tolerance_s must not be negative")
-    if not isinstance(opts.first_group, str):
-        raise RulesError(f"ficha: option first_group={opts.first_group!r} must be a group name")
-    return opts
+    """Options from a mapping (names as in docs/rules-ficha.md), validated."""
+    return parse_options(Options, given, GAME)

@@ -22,10 +22,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from calibration.table import TableProfile, resolve_profile
+from rules import GAMES, get_engine
 from simulator.aim import aim_pot, pot_geometry
 from simulator.physics import DEFAULT_PARAMS, PhysicsError, PhysicsParams, Shot, World, open_holes, simulate
 from simulator.scene import BallStatus
-from simulator.script import GAMES, Runner, Script, ScriptRun, make_expected
+from simulator.script import Runner, Script, ScriptRun, default_profile, make_expected
 from tracking.events import BallBall, BallCushion, Event, OperatorInput, Pot, ShotStart
 
 __all__ = ["Choice", "AutoPlayer", "GeneratedFrame", "generate_frame"]
@@ -346,12 +347,10 @@ def generate_frame(game: str, profile: TableProfile | str | None = None, seed: i
     stops when the engine calls it over or after ``max_shots`` shots (``complete`` says which). In bar
     billiards the clock runs out (``bar_dropped``, 2g) after ``bar_drops_after`` shots, so that the
     table empties and the frame can end."""
-    from rules import get_engine
-
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: {', '.join(GAMES)}")
     if profile is None or isinstance(profile, str):
-        profile = resolve_profile(profile or GAMES[game])
+        profile = resolve_profile(profile or default_profile(game))
     engine = get_engine(game, profile)
     options = dict(options or {})
     state = engine.initial_state(tuple(players), options)

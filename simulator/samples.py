@@ -1,11 +1,16 @@
 """The sample-video set and corpora: which matches are rendered, through which cameras, how.
 
-:data:`SAMPLES` lists the committed sample clips of issue 3 item 5 and the hard cases of item 6
+:data:`SAMPLES` lists the committed sample clips and the hard cases
 (each a staged scenario of :mod:`simulator.scenarios` or a frame played by the automatic player of
 :mod:`simulator.player`), with the camera, frame rate, light and seed of each, so that
 :func:`build_samples` rebuilds them with byte-for-byte equal ground truth. :func:`corpus_specs`
 makes any number of generated frames with random cameras for larger corpora. A command line
 (``cueref simulate``) only needs to call these.
+
+Whose word are the expected decisions? A staged scenario's were written by hand from the rulebook
+(independent checks of the rules engines); a generated frame's were written by the engine as it
+played (``"rules engine at generation: ..."`` in each note): regression goldens
+(:attr:`SampleSpec.golden`).
 """
 
 from __future__ import annotations
@@ -55,6 +60,14 @@ class SampleSpec:
 
     def options(self) -> ClipOptions:
         return ClipOptions(crf=self.crf, bump_at_s=self.bump_at_s, render=RenderOptions(low_light=self.low_light))
+
+    @property
+    def golden(self) -> bool:
+        """Whether this clip's expected decisions are regression goldens: a frame of the automatic
+        player, whose expectations the rules engine itself wrote when the frame was generated (they
+        catch a change of the engine's calls, not a wrong call). A staged scenario's expectations are
+        written by hand from the rulebook: independent checks of the engines."""
+        return self.scenario is None
 
 
 def _s(name: str, scenario: str, game: str, seed: int, **kw) -> SampleSpec:

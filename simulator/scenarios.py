@@ -1,8 +1,11 @@
 """Staged scenes: short scripts that make one foul (or one hard case) happen, with the decision a
 referee must give. Each is a :class:`~simulator.script.Script`; ``tests/simulator/test_scenarios.py``
-plays each one and checks the rules engine agrees with its ``expect``.
+plays each one and checks the rules engine agrees with its ``expect``. The expectations are written
+by hand from the rulebook (the rule numbers are in each ``note``), not taken from the engine: they are
+independent checks of the engines, unlike the expectations of the automatic player's frames
+(:mod:`simulator.player`), which the engine itself wrote and which are regression goldens.
 
-Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A shoots first):
+Sinuca de Ficha ("Sinuca de Ficha. Regra Oficiosa"; player A owns the reds, B the yellows; A shoots first):
 
 * ``ficha_miss``: 5.2, the cue ball touches no ball; the removal (a yellow lifted by hand) follows.
 * ``ficha_wrong_ball_first``: 5.2, an opponent ball first.
@@ -20,7 +23,7 @@ Sinuca de Ficha (seed rulebook 000; player A owns the reds, B the yellows; A sho
 * ``ficha_both_last_balls_own_last``: 4.2.3.1, the same start; the yellow drops first, A's red
   last: A wins.
 
-Sinuca Brasileira (seed rulebook 001; A opens):
+Sinuca Brasileira ("Sinuca Brasileira (Brazilian Snooker)"; A opens):
 
 * ``brasileira_opening_reset``: 12, the opening shot pots the red: the table is reset (the red and
   the cue ball put back by hand) and A opens again, this time legally.
@@ -28,7 +31,7 @@ Sinuca Brasileira (seed rulebook 001; A opens):
 * ``brasileira_penalty_missed``: 8, 11, B nominates the blue (not the ball on: a penalty shot) in TL
   and does not pot it.
 
-Bar billiards (seed rulebook 002; each starts with the red placed on the break spot and a white
+Bar billiards (the 4-pin bar billiards how-to-play guide and rules; each starts with the red placed on the break spot and a white
 played from the centre of the D):
 
 * ``bar_white_pin_down``: 3b a, the break-off knocks a white pin over.
@@ -39,7 +42,7 @@ played from the centre of the D):
   and B leads 2450 to 2300 (a gap of 150: the endgame); A plays it from the centre of the D off the
   top cushion into the 200 and wins 2500 to 2450 (2i g).
 
-Hard cases (issue 3, item 6): ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
+Hard cases: ``hard_near_miss`` (the cue ball passes 2 mm from a yellow on its way
 to a red), ``hard_two_pots`` (a split sends two reds into the foot corners within 50 ms),
 ``hard_kiss_cluster`` (a red driven into a cluster of four touching balls).
 """

@@ -30,10 +30,12 @@ A script is YAML or JSON (``docs/simulator-physics.md`` has a full example)::
                                            # the table picked up, back to the trough); out_of_play: [ids]
                                            # (balls in the trough taken out of play once the bar dropped)
 
-A ``start`` block replaces the first frame's ``setup`` (ficha and bar billiards). The rules engine
+A ``start`` block replaces the first frame's ``setup`` (for a game whose engine can join a frame
+mid-way: every game). The rules engine
 learns the position the way a camera switched on mid-frame would: the first ``shot_start``'s
 ``positions`` show the balls on the table, and the run's ``options`` (the log header's) say the frame
-was joined mid-way and who plays (ficha ``start=mid_frame, start_shooter``; bar billiards also
+was joined mid-way and who plays (ficha ``start=mid_frame, start_shooter``; Sinuca Brasileira
+``start_player`` and ``start_balls``, the balls on the table; bar billiards also
 ``start_banked`` and ``start_balls``, the balls still in play: on the table or in the trough). Ficha
 balls not on the table count as potted; bar-billiards balls neither on the table nor in ``trough`` are
 out of play (the bar has dropped: the trough is closed), and with one ball left the scoreboard is
@@ -44,23 +46,31 @@ Every step may carry ``pause_s`` (the time after it before the next step; defaul
 for that shot, input or ball touched by hand - the last is called with the next shot, before it: in
 ficha the shot decision's ``prior`` call; ``Expected.before_shot`` marks it;
 ``fouls`` as the rules engine's snake_case names, ``next_player``, ``frame_over``, ``winner``, and a
-free-text ``note``; fields left out are not checked). Errors name the frame, the step and the field.
+free-text ``note``; fields left out are not checked). The fields are declared as pydantic models
+(types, ranges, finite numbers, unknown fields refused); what depends on the game comes from the
+game registry (``rules.GAMES``: the engine's foul names, whether it can join a frame mid-way). Errors
+name the frame, the step and the field, on one line.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Annotated, Any, Iterator, Literal, Mapping
 
 import numpy as np
 import yaml
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, Strict, StrictBool, ValidationError, model_validator
 
 from calibration.table import TableProfile, resolve_profile
+from calibration.validation import STRICT, JsonData, Number, PointMm, Text, named_problem, one_line, pair, problem
+from rules import GAMES, get_engine
+from rules.base import RulesError
 from simulator.physics import (
     BallState,
     PhysicsError,
@@ -85,7 +95,8 @@ __all__ = [
     "Script",
     "Expected",
     "ScriptRun",
-    "GAMES",
+    "default_profile",
+    "joins_mid_frame",
     "load_script",
     "parse_script",
     "run_script",
@@ -95,31 +106,35 @@ __all__ = [
     "make_expected",
 ]
 
-GAMES = {"ficha": "ficha", "brasileira": "brasileira", "bar-billiards": "bar-billiards"}  # game -> default profile
-_RULES_MODULE = {"ficha": "rules.ficha", "brasileira": "rules.brasileira", "bar-billiards": "rules.bar_billiards"}
 SHOT_PAUSE_S = 1.2
 OTHER_PAUSE_S = 0.4
-_SHOT_FIELDS = {"ball", "direction_deg", "speed_mm_s", "side", "top", "elevation_deg", "double_hit", "place_xy_mm",
-                "at", "offset_deg"}
-_AIM_FIELDS = {"ball", "pocket", "speed_mm_s", "cue", "top", "side"}
-_EXPECT_FIELDS = {"fouls", "next_player", "frame_over", "winner", "note"}
 _STEP_KINDS = ("shot", "aim", "place", "remove", "touch", "input", "wait", "set")
-_START_FIELDS = {"positions", "pins", "player", "banked", "trough"}
-_START_GAMES = ("ficha", "bar-billiards")
 
 
 class ScriptError(ValueError):
     """A script that cannot be run: the message names where (frame, step, field) and what is wrong."""
 
 
-def known_fouls(game: str) -> frozenset[str] | None:
-    """The foul names of ``game``'s rules engine (its ``Foul`` enum), or None if it is not installed."""
+def default_profile(game: str) -> str:
+    """The table profile a game is played on unless a script names another (the registry's)."""
+    return GAMES[game][2]
+
+
+@functools.cache
+def known_fouls(game: str) -> frozenset[str]:
+    """The foul names of ``game``'s rules engine (its ``Foul`` enum)."""
+    return frozenset(f.value for f in importlib.import_module(GAMES[game][0]).Foul)
+
+
+@functools.cache
+def joins_mid_frame(game: str) -> bool:
+    """Whether ``game``'s rules engine can join a frame mid-way (it takes the option ``start=mid_frame``),
+    so that a script's ``start`` block can be refereed."""
     try:
-        module = importlib.import_module(_RULES_MODULE[game])
-    except ModuleNotFoundError:
-        return None
-    foul = getattr(module, "Foul", None)
-    return frozenset(f.value for f in foul) if foul is not None else None
+        get_engine(game).initial_state(("A", "B"), {"start": "mid_frame"})
+    except RulesError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -148,6 +163,8 @@ class Script:
         player = self.start.get("player", self.players[0])
         if self.game == "ficha":
             out.update(start="mid_frame", start_shooter=player)
+        elif self.game == "brasileira":
+            out.update(start="mid_frame", start_player=player, start_balls=",".join(self.start["positions"]))
         else:
             balls = list(self.start["positions"]) + list(self.start.get("trough", ()))
             banked = self.start.get("banked", {})
@@ -241,243 +258,287 @@ def load_script(path: str | Path) -> Script:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as e:
         raise ScriptError(f"{path}: not readable YAML/JSON: {e}") from None
+    except RecursionError:
+        raise ScriptError(f"{path}: not readable YAML/JSON: a value is nested too deeply") from None
     return parse_script(data, str(path))
 
 
-def _num(v: Any, where: str, lo: float = -math.inf, hi: float = math.inf) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ScriptError(f"{where} must be a number, got {v!r}")
-    if not lo <= v <= hi:
-        raise ScriptError(f"{where} must be between {lo:g} and {hi:g}, got {v!r}")
-    return float(v)
+# ---- the declared form of a script (pydantic) -------------------------------------------------------
 
 
-def _xy(v: Any, where: str) -> tuple[float, float]:
-    if not isinstance(v, (list, tuple)) or len(v) != 2:
-        raise ScriptError(f"{where} must be [x_mm, y_mm], got {v!r}")
-    return (_num(v[0], where + "[0]"), _num(v[1], where + "[1]"))
+class _Body(BaseModel):
+    model_config = STRICT
 
 
-def _mapping(v: Any, where: str, allowed: set[str] | None = None) -> dict[str, Any]:
-    if not isinstance(v, Mapping):
-        raise ScriptError(f"{where} must be a mapping, got {type(v).__name__}")
-    if allowed is not None:
-        unknown = sorted(set(v) - allowed)
-        if unknown:
-            raise ScriptError(f"{where}: unknown field(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
-    return dict(v)
+def _within(lo: float, hi: float) -> Any:
+    return Annotated[Number, Field(ge=lo, le=hi)]
 
 
-def _parse_expect(v: Any, where: str, game: str, players: tuple[str, ...], fouls: frozenset[str] | None) -> dict[str, Any]:
-    e = _mapping(v, where, _EXPECT_FIELDS)
-    if "fouls" in e:
-        if not isinstance(e["fouls"], list) or not all(isinstance(f, str) for f in e["fouls"]):
-            raise ScriptError(f"{where}.fouls must be a list of foul names, got {e['fouls']!r}")
-        if fouls is not None:
-            bad = [f for f in e["fouls"] if f not in fouls]
-            if bad:
-                raise ScriptError(f"{where}.fouls: {', '.join(bad)} not a foul of {game} (known: {', '.join(sorted(fouls))})")
-    for k in ("next_player", "winner"):
-        if k in e and e[k] is not None and e[k] not in players and "+" not in str(e[k]):
-            raise ScriptError(f"{where}.{k}: {e[k]!r} is not a player ({', '.join(players)})")
-    if "frame_over" in e and not isinstance(e["frame_over"], bool):
-        raise ScriptError(f"{where}.frame_over must be true or false, got {e['frame_over']!r}")
-    if "note" in e and not isinstance(e["note"], str):
-        raise ScriptError(f"{where}.note must be text")
-    return e
+Seconds = _within(0.0, 600.0)
+
+
+class _ShotBody(_Body):
+    ball: Text
+    direction_deg: Number | None = None
+    at: Text | None = None  # a ball to aim at (full ball where it lies), turned by offset_deg
+    offset_deg: _within(-90.0, 90.0) | None = None
+    speed_mm_s: _within(1.0, 15000.0)
+    side: _within(-0.6, 0.6) = 0.0
+    top: _within(-0.6, 0.6) = 0.0
+    elevation_deg: _within(0.0, 80.0) = 0.0
+    double_hit: StrictBool = False
+    place_xy_mm: PointMm | None = None
+
+    @model_validator(mode="after")
+    def _a_strike(self) -> "_ShotBody":
+        if (self.direction_deg is None) == (self.at is None):
+            raise ValueError("give either 'direction_deg' or 'at' (a ball to aim at, full ball)")
+        if self.offset_deg is not None and self.at is None:
+            raise ValueError("'offset_deg' goes with 'at'")
+        self.shot()  # a miscue, a shot too fast: PhysicsError (a ValueError) names it here
+        return self
+
+    def shot(self) -> Shot:
+        return Shot(self.ball, self.direction_deg or 0.0, self.speed_mm_s, self.side, self.top, self.elevation_deg,
+                    self.double_hit, self.place_xy_mm)
+
+
+class _AimBody(_Body):
+    ball: Text
+    pocket: Text
+    cue: Text | None = None
+    speed_mm_s: _within(100.0, 15000.0) | None = None
+    top: _within(-0.5, 0.5) = 0.2
+    side: _within(-0.5, 0.5) = 0.0
+
+
+class _PlaceBody(_Body):
+    ball: Text
+    xy_mm: PointMm
+
+
+class _RemoveBody(_Body):
+    ball: Text
+    to: Literal["pocketed", "in_trough", "off_table"] = "pocketed"
+
+
+class _TouchBody(_Body):
+    ball: Text
+    velocity_mm_s: pair("[vx_mm_s, vy_mm_s]")
+
+
+class _SetBody(_Body):
+    scoreboard_down: StrictBool | None = None
+    trough_open: StrictBool | None = None
+    reset_pins: StrictBool | None = None
+    collect: StrictBool | None = None
+    out_of_play: list[Text] | None = None
+
+
+class _Expect(_Body):
+    fouls: list[Text] | None = None
+    next_player: Text | None = None
+    frame_over: StrictBool | None = None
+    winner: Text | None = None
+    note: Annotated[str, Strict()] | None = None
+
+
+def _operator_input(body: dict[str, Any]) -> dict[str, Any]:
+    kind = body.get("kind")
+    cls = EVENT_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None or not issubclass(cls, OperatorInput):
+        inputs = sorted(n for n, c in EVENT_KINDS.items() if issubclass(c, OperatorInput))
+        raise ValueError(f"kind must be an operator input ({', '.join(inputs)}), got {kind!r}")
+    event_from_dict({**body, "t_s": 0.0})  # its fields, checked as the log will check them
+    return body
+
+
+class _Step(_Body):
+    shot: _ShotBody | None = None
+    aim: _AimBody | None = None
+    place: _PlaceBody | None = None
+    remove: _RemoveBody | None = None
+    touch: _TouchBody | None = None
+    input: Annotated[dict[str, JsonData], AfterValidator(_operator_input)] | None = None
+    wait: Seconds | None = None
+    set: _SetBody | None = None
+    expect: _Expect | None = None
+    pause_s: Seconds | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_kind(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            kinds = [k for k in _STEP_KINDS if k in data]
+            if len(kinds) != 1:
+                raise ValueError(f"a step must have exactly one of {', '.join(_STEP_KINDS)}; it has {kinds or list(data)}")
+        return data
+
+    @model_validator(mode="after")
+    def _expect_on_a_call(self) -> "_Step":
+        if self.expect is not None and self.kind not in ("shot", "aim", "input", "touch"):
+            raise ValueError("only shots, operator inputs and touches carry an 'expect'")
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(k for k in _STEP_KINDS if getattr(self, k) is not None)
+
+    def normalised(self) -> dict[str, Any]:
+        """The step as :class:`Runner` plays it (``kind`` and the step's values)."""
+        kind = self.kind
+        step: dict[str, Any] = {"kind": kind}
+        if kind == "shot":
+            step["shot"] = self.shot.shot()  # type: ignore[union-attr]
+            if self.shot.at is not None:  # type: ignore[union-attr]
+                step["at"], step["offset_deg"] = self.shot.at, self.shot.offset_deg or 0.0  # type: ignore[union-attr]
+        elif kind in ("aim", "set"):
+            step[kind] = getattr(self, kind).model_dump(exclude_unset=kind == "set")
+        elif kind == "input":
+            step["input"] = self.input
+        elif kind == "wait":
+            step["seconds"] = self.wait
+        else:
+            step.update(getattr(self, kind).model_dump())
+        if self.pause_s is not None:
+            step["pause_s"] = self.pause_s
+        if self.expect is not None:
+            step["expect"] = self.expect.model_dump(exclude_unset=True)
+        return step
+
+
+def _fallen_or_xy(value: Any) -> Any:
+    return None if value == "fallen" else value
+
+
+Pins = dict[Text, Annotated[PointMm | None, BeforeValidator(_fallen_or_xy)]]  # pin id -> where it stands, or fallen
+
+
+def _rack_or_setup(value: Any) -> Any:
+    if value == "rack":
+        return None
+    if isinstance(value, str):
+        raise problem(f"must be 'rack' or a mapping of positions (and pins), got {value!r}")
+    return value
+
+
+class _Setup(_Body):
+    positions: dict[Text, PointMm] = {}
+    pins: Pins | None = None
+
+
+class _Frame(_Body):
+    setup: Annotated[_Setup | None, BeforeValidator(_rack_or_setup)] = None
+    steps: list[_Step]
+    note: Annotated[str, Strict()] = ""
+
+
+class _Start(_Body):
+    positions: dict[Text, PointMm] | None = None
+    pins: Pins | None = None
+    player: Text | None = None
+    banked: dict[Text, Annotated[int, Strict(), Field(ge=0)]] | None = None
+    trough: list[Text] | None = None
+
+
+def _a_game(game: str) -> str:
+    if game not in GAMES:
+        raise named_problem(f"'game' must be one of {', '.join(GAMES)}, got {game!r}")
+    return game
+
+
+def _two_or_four(players: list[str]) -> list[str]:
+    if len(players) not in (2, 4) or len(set(players)) != len(players):
+        raise named_problem(f"'players' must be a list of two (or four) different names, got {players!r}")
+    return players
+
+
+class _ScriptFile(_Body):
+    game: Annotated[Text, AfterValidator(_a_game)]
+    profile: Text | None = None
+    players: Annotated[list[Text], AfterValidator(_two_or_four)] = ["A", "B"]
+    options: dict[str, JsonData] = {}
+    start_t_s: Annotated[Number, Field(ge=0)] = 1.0
+    title: Annotated[str, Strict()] = ""
+    seed: Annotated[int, Strict()] | None = None
+    start: _Start | None = None
+    frames: Annotated[list[_Frame], Field(min_length=1)]
 
 
 def parse_script(data: Any, source: str = "script") -> Script:
     """Validate a script mapping (see the module docstring). Every error is a :class:`ScriptError`
-    naming the place."""
-    top = _mapping(data, source, {"game", "profile", "players", "options", "start_t_s", "frames", "seed", "title", "start"})
-    game = top.get("game")
-    if game not in GAMES:
-        raise ScriptError(f"{source}: 'game' must be one of {', '.join(GAMES)}, got {game!r}")
-    players = top.get("players", ["A", "B"])
-    if not isinstance(players, list) or len(players) not in (2, 4) or not all(isinstance(p, str) and p for p in players):
-        raise ScriptError(f"{source}: 'players' must be a list of two (or four) names, got {players!r}")
-    if len(set(players)) != len(players):
-        raise ScriptError(f"{source}: player names must differ, got {players!r}")
-    out: dict[str, Any] = {
-        "game": game,
-        "profile": top.get("profile", GAMES[game]),
-        "players": list(players),
-        "options": _mapping(top.get("options", {}) or {}, f"{source}.options"),
-        "start_t_s": _num(top.get("start_t_s", 1.0), f"{source}.start_t_s", 0.0),
-        "title": str(top.get("title", "")),
-        "frames": [],
-    }
-    if not isinstance(out["profile"], str):
-        raise ScriptError(f"{source}: 'profile' must be a profile name, file or spec string")
-    if "seed" in top and (isinstance(top["seed"], bool) or not isinstance(top["seed"], int)):
-        raise ScriptError(f"{source}: 'seed' must be a whole number")
-    frames = top.get("frames")
-    if not isinstance(frames, list) or not frames:
-        raise ScriptError(f"{source}: 'frames' must be a non-empty list of frames")
-    fouls = known_fouls(game)
-    pl = tuple(players)
-    start = _parse_start(top["start"], f"{source}.start", game, pl, out["options"]) if "start" in top else None
-    if start is not None and isinstance(frames[0], Mapping) and frames[0].get("setup", "rack") != "rack":
+    naming the place: the types and ranges of every field are declared above (pydantic); what depends
+    on the game and the players (fouls the engine knows, who may be named, what a start block may
+    hold) is checked after."""
+    try:
+        top = _ScriptFile.model_validate(data)
+    except ValidationError as e:
+        raise ScriptError(f"{source}: " + one_line(
+            e, field="{path} {what}", missing="{path} is missing", unknown="{at}unknown field(s) {names}",
+        )) from None
+    game, players = top.game, tuple(top.players)
+    start = _check_start(top.start, f"{source}: start", game, players, top.options) if top.start is not None else None
+    if start is not None and top.frames[0].setup is not None:
         raise ScriptError(f"{source}: 'start' sets up the first frame; frames[0] may not have a 'setup' too")
-    for fi, fr in enumerate(frames):
-        fw = f"{source}: frames[{fi}]"
-        f = _mapping(fr, fw, {"setup", "steps", "note"})
-        setup = f.get("setup", "rack")
-        if setup != "rack":
-            s = _mapping(setup, f"{fw}.setup", {"positions", "pins", "rng"})
-            pos = _mapping(s.get("positions", {}), f"{fw}.setup.positions")
-            s["positions"] = {str(k): _xy(v, f"{fw}.setup.positions.{k}") for k, v in pos.items()}
-            if "pins" in s:
-                pins = _mapping(s["pins"], f"{fw}.setup.pins")
-                s["pins"] = {str(k): (None if v == "fallen" else _xy(v, f"{fw}.setup.pins.{k}")) for k, v in pins.items()}
-            setup = s
-        steps = f.get("steps")
-        if not isinstance(steps, list):
-            raise ScriptError(f"{fw}.steps must be a list of steps")
-        norm = []
-        for si, st in enumerate(steps):
-            sw = f"{fw}.steps[{si}]"
-            st = _mapping(st, sw)
-            kinds = [k for k in _STEP_KINDS if k in st]
-            if len(kinds) != 1:
-                raise ScriptError(f"{sw}: a step must have exactly one of {', '.join(_STEP_KINDS)}; it has {kinds or list(st)}")
-            kind = kinds[0]
-            unknown = sorted(set(st) - {kind, "expect", "pause_s"})
-            if unknown:
-                raise ScriptError(f"{sw}: unknown field(s) {', '.join(unknown)} (a step has {kind}, expect, pause_s)")
-            step: dict[str, Any] = {"kind": kind}
-            body = st[kind]
-            if kind == "shot":
-                b = _mapping(body, f"{sw}.shot", _SHOT_FIELDS)
-                for req in ("ball", "speed_mm_s"):
-                    if req not in b:
-                        raise ScriptError(f"{sw}.shot: missing field '{req}'")
-                if ("direction_deg" in b) == ("at" in b):
-                    raise ScriptError(f"{sw}.shot: give either 'direction_deg' or 'at' (a ball to aim at, full ball)")
-                if "at" in b:
-                    step["at"] = str(b["at"])
-                    step["offset_deg"] = _num(b.get("offset_deg", 0.0), f"{sw}.shot.offset_deg", -90.0, 90.0)
-                elif "offset_deg" in b:
-                    raise ScriptError(f"{sw}.shot: 'offset_deg' goes with 'at'")
-                kw = {"ball": str(b["ball"]), "direction_deg": _num(b.get("direction_deg", 0.0), f"{sw}.shot.direction_deg"),
-                      "speed_mm_s": _num(b["speed_mm_s"], f"{sw}.shot.speed_mm_s", 1.0, 15000.0)}
-                for k in ("side", "top"):
-                    if k in b:
-                        kw[k] = _num(b[k], f"{sw}.shot.{k}", -0.6, 0.6)
-                if "elevation_deg" in b:
-                    kw["elevation_deg"] = _num(b["elevation_deg"], f"{sw}.shot.elevation_deg", 0.0, 80.0)
-                if "double_hit" in b:
-                    if not isinstance(b["double_hit"], bool):
-                        raise ScriptError(f"{sw}.shot.double_hit must be true or false")
-                    kw["double_hit"] = b["double_hit"]
-                if "place_xy_mm" in b:
-                    kw["place_xy_mm"] = _xy(b["place_xy_mm"], f"{sw}.shot.place_xy_mm")
-                try:
-                    step["shot"] = Shot(**kw)
-                except PhysicsError as e:
-                    raise ScriptError(f"{sw}.shot: {e}") from None
-            elif kind == "aim":
-                b = _mapping(body, f"{sw}.aim", _AIM_FIELDS)
-                if "ball" not in b or "pocket" not in b:
-                    raise ScriptError(f"{sw}.aim needs 'ball' and 'pocket'")
-                step["aim"] = {"ball": str(b["ball"]), "pocket": str(b["pocket"]), "cue": b.get("cue"),
-                               "speed_mm_s": None if "speed_mm_s" not in b else _num(b["speed_mm_s"], f"{sw}.aim.speed_mm_s", 100.0, 15000.0),
-                               "top": _num(b.get("top", 0.2), f"{sw}.aim.top", -0.5, 0.5),
-                               "side": _num(b.get("side", 0.0), f"{sw}.aim.side", -0.5, 0.5)}
-            elif kind == "place":
-                b = _mapping(body, f"{sw}.place", {"ball", "xy_mm"})
-                if "ball" not in b or "xy_mm" not in b:
-                    raise ScriptError(f"{sw}.place needs 'ball' and 'xy_mm'")
-                step["ball"], step["xy_mm"] = str(b["ball"]), _xy(b["xy_mm"], f"{sw}.place.xy_mm")
-            elif kind == "remove":
-                b = _mapping(body, f"{sw}.remove", {"ball", "to"})
-                if "ball" not in b:
-                    raise ScriptError(f"{sw}.remove needs 'ball'")
-                to = b.get("to", "pocketed")
-                if to not in ("pocketed", "in_trough", "off_table"):
-                    raise ScriptError(f"{sw}.remove.to must be pocketed, in_trough or off_table, got {to!r}")
-                step["ball"], step["to"] = str(b["ball"]), to
-            elif kind == "touch":
-                b = _mapping(body, f"{sw}.touch", {"ball", "velocity_mm_s"})
-                if "ball" not in b or "velocity_mm_s" not in b:
-                    raise ScriptError(f"{sw}.touch needs 'ball' and 'velocity_mm_s'")
-                step["ball"], step["velocity_mm_s"] = str(b["ball"]), _xy(b["velocity_mm_s"], f"{sw}.touch.velocity_mm_s")
-            elif kind == "input":
-                b = _mapping(body, f"{sw}.input")
-                k = b.get("kind")
-                cls = EVENT_KINDS.get(k) if isinstance(k, str) else None
-                if cls is None or not issubclass(cls, OperatorInput):
-                    inputs = sorted(n for n, c in EVENT_KINDS.items() if issubclass(c, OperatorInput))
-                    raise ScriptError(f"{sw}.input.kind must be an operator input ({', '.join(inputs)}), got {k!r}")
-                try:
-                    event_from_dict({**b, "t_s": 0.0})
-                except ValueError as e:
-                    raise ScriptError(f"{sw}.input: {e}") from None
-                step["input"] = b
-            elif kind == "wait":
-                step["seconds"] = _num(body, f"{sw}.wait", 0.0, 600.0)
-            elif kind == "set":
-                b = _mapping(body, f"{sw}.set", {"scoreboard_down", "trough_open", "reset_pins", "collect", "out_of_play"})
-                for k, v in b.items():
-                    if k == "out_of_play":
-                        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-                            raise ScriptError(f"{sw}.set.out_of_play must be a list of ball ids")
-                    elif not isinstance(v, bool):
-                        raise ScriptError(f"{sw}.set.{k} must be true or false")
-                step["set"] = b
-            if "pause_s" in st:
-                step["pause_s"] = _num(st["pause_s"], f"{sw}.pause_s", 0.0, 600.0)
-            if "expect" in st:
-                if kind not in ("shot", "aim", "input", "touch"):
-                    raise ScriptError(f"{sw}: only shots, operator inputs and touches carry an 'expect'")
-                step["expect"] = _parse_expect(st["expect"], f"{sw}.expect", game, pl, fouls)
-            norm.append(step)
-        out["frames"].append({"setup": setup, "steps": norm, "note": str(f.get("note", ""))})
-    return Script(game=game, profile=out["profile"], players=pl, frames=tuple(out["frames"]), options=out["options"],
-                  start_t_s=out["start_t_s"], title=out["title"], seed=top.get("seed"), start=start)
+    fouls = known_fouls(game)
+    frames = []
+    for fi, fr in enumerate(top.frames):
+        steps = []
+        for si, st in enumerate(fr.steps):
+            if st.expect is not None:
+                _check_expect(st.expect, f"{source}: frames[{fi}].steps[{si}].expect", game, players, fouls)
+            steps.append(st.normalised())
+        setup: Any = "rack"
+        if fr.setup is not None:
+            setup = {"positions": dict(fr.setup.positions)}
+            if fr.setup.pins is not None:
+                setup["pins"] = dict(fr.setup.pins)
+        frames.append({"setup": setup, "steps": steps, "note": fr.note})
+    return Script(game=game, profile=top.profile or default_profile(game), players=players, frames=tuple(frames),
+                  options=dict(top.options), start_t_s=top.start_t_s, title=top.title, seed=top.seed, start=start)
 
 
-def _parse_start(v: Any, where: str, game: str, players: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, Any]:
+def _check_expect(e: _Expect, where: str, game: str, players: tuple[str, ...], fouls: frozenset[str]) -> None:
+    bad = [f for f in e.fouls or () if f not in fouls]
+    if bad:
+        raise ScriptError(f"{where}.fouls: {', '.join(bad)} not a foul of {game} (known: {', '.join(sorted(fouls))})")
+    for k in ("next_player", "winner"):
+        v = getattr(e, k)
+        if v is not None and v not in players and "+" not in v:
+            raise ScriptError(f"{where}.{k}: {v!r} is not a player ({', '.join(players)})")
+
+
+def _check_start(s: _Start, where: str, game: str, players: tuple[str, ...], options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``start`` block: a first frame joined mid-way (see the module docstring)."""
-    if game not in _START_GAMES:
-        raise ScriptError(f"{where}: a frame joined mid-way is supported for {', '.join(_START_GAMES)}, not {game}")
-    s = _mapping(v, where, _START_FIELDS)
+    if not joins_mid_frame(game):
+        supported = [g for g in GAMES if joins_mid_frame(g)]
+        raise ScriptError(f"{where}: a frame joined mid-way is supported for {', '.join(supported)}, not {game}")
     taken = sorted(k for k in options if k.startswith("start"))
     if taken:
         raise ScriptError(f"{where}: the options {', '.join(taken)} come from the 'start' block; leave them out of 'options'")
-    pos = _mapping(s.get("positions"), f"{where}.positions")
-    if not pos:
+    if not s.positions:
         raise ScriptError(f"{where}.positions must list the balls on the table")
-    out: dict[str, Any] = {"positions": {str(k): _xy(x, f"{where}.positions.{k}") for k, x in pos.items()}}
-    if "pins" in s:
+    out: dict[str, Any] = {"positions": dict(s.positions)}
+    if s.pins is not None:
         if game != "bar-billiards":
             raise ScriptError(f"{where}.pins: only a bar-billiards table has pins")
-        pins = _mapping(s["pins"], f"{where}.pins")
-        out["pins"] = {str(k): (None if x in ("fallen", None) else _xy(x, f"{where}.pins.{k}")) for k, x in pins.items()}
-    if "player" in s:
-        if s["player"] not in players:
-            raise ScriptError(f"{where}.player: {s['player']!r} is not a player ({', '.join(players)})")
-        out["player"] = s["player"]
+        out["pins"] = dict(s.pins)
+    if s.player is not None:
+        if s.player not in players:
+            raise ScriptError(f"{where}.player: {s.player!r} is not a player ({', '.join(players)})")
+        out["player"] = s.player
     for k in ("banked", "trough"):
-        if k in s and game != "bar-billiards":
+        if getattr(s, k) is not None and game != "bar-billiards":
             raise ScriptError(f"{where}.{k}: only bar billiards has {'banked scores' if k == 'banked' else 'a trough'}")
-    if "banked" in s:
-        banked = _mapping(s["banked"], f"{where}.banked")
-        if len(players) != 2 or set(banked) - set(players):
-            raise ScriptError(f"{where}.banked: give the banked score of each of the two players ({', '.join(players)}), got {list(banked)}")
-        for k, x in banked.items():
-            if isinstance(x, bool) or not isinstance(x, int) or x < 0:
-                raise ScriptError(f"{where}.banked.{k} must be a whole number of points, 0 or more, got {x!r}")
-        out["banked"] = {k: banked[k] for k in players if k in banked}
-    if "trough" in s:
-        trough = s["trough"]
-        if not isinstance(trough, list) or not all(isinstance(b, str) for b in trough):
-            raise ScriptError(f"{where}.trough must be a list of ball ids")
-        both = sorted(set(trough) & set(out["positions"]))
-        if both or len(set(trough)) != len(trough):
+    if s.banked is not None:
+        if len(players) != 2 or set(s.banked) - set(players):
+            raise ScriptError(f"{where}.banked: give the banked score of each of the two players ({', '.join(players)}), got {list(s.banked)}")
+        out["banked"] = {k: s.banked[k] for k in players if k in s.banked}
+    if s.trough is not None:
+        both = sorted(set(s.trough) & set(out["positions"]))
+        if both or len(set(s.trough)) != len(s.trough):
             raise ScriptError(f"{where}.trough: a ball is listed twice or also on the table ({', '.join(both) or 'duplicate'})")
-        out["trough"] = list(trough)
+        out["trough"] = list(s.trough)
     return out
 
 

@@ -1,6 +1,7 @@
 """The layers import one way (calibration <- vision <- tracking <- rules, cueref on top), the rules
 never load OpenCV, not even through another module, and the simulator is a tool beside the product:
-nothing on the referee's runtime path imports it (only the ``cueref simulate`` command does)."""
+nothing on the referee's runtime path imports it (only the ``cueref simulate`` command does). The
+command modules are a thin shell: only the CLI imports them (docs/architecture.md)."""
 
 import ast
 import subprocess
@@ -23,15 +24,19 @@ FORBIDDEN = {layer: roots | {"simulator"} for layer, roots in FORBIDDEN.items()}
 SIMULATOR_USERS = {"cueref/commands/simulate.py"}
 
 
-def imported_roots(path: Path) -> set[str]:
+def imported_modules(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    roots = set()
+    modules = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            roots |= {a.name.split(".")[0] for a in node.names}
+            modules |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-    return roots
+            modules |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return modules
+
+
+def imported_roots(path: Path) -> set[str]:
+    return {m.split(".")[0] for m in imported_modules(path)}
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
@@ -51,6 +56,27 @@ def test_only_the_simulate_command_imports_the_simulator():
         if "simulator" in imported_roots(path) and str(path.relative_to(ROOT)) not in SIMULATOR_USERS
     ]
     assert not bad, "the simulator is imported on the product's path by: " + ", ".join(bad)
+
+
+def test_only_the_cli_imports_the_command_modules():
+    """Library code that commands share lives in cueref/ (errors, options, calls, compare, outputs,
+    pipeline), never in a command that another imports."""
+    product = [p for layer in [*LAYERS, "simulator"] for p in sorted((ROOT / layer).rglob("*.py"))]
+    bad = [
+        str(path.relative_to(ROOT))
+        for path in product
+        if any(m == "cueref.commands" or m.startswith("cueref.commands.") for m in imported_modules(path))
+        and path != ROOT / "cueref" / "cli.py"
+    ]
+    assert not bad, "command modules imported outside the CLI by: " + ", ".join(bad)
+
+
+def test_the_cli_names_its_commands_without_importing_them():
+    """cueref/cli.py lists the command modules by name and imports only the one chosen."""
+    assert not {m for m in imported_modules(ROOT / "cueref" / "cli.py") if m.startswith("cueref.commands")}
+    code = "import sys; import cueref.cli; assert not [m for m in sys.modules if m.startswith('cueref.commands.')]"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 def test_rules_never_load_opencv():

@@ -38,6 +38,7 @@ def test_no_command_prints_help(capsys):
         (["judge", "no-such-log.jsonl", "--game", "ficha"], "no-such-log.jsonl: the file does not exist"),
         (["profile", "show", "snooker-12ft"], "unknown table profile 'snooker-12ft'"),
         (["events", "check", "no-such-log.jsonl"], "does not exist"),
+        (["simulate", "samples", "--only", "ficha/nope", "--out", "/nonexistent"], "unknown sample(s) ficha/nope"),
     ],
 )
 def test_user_errors_are_one_line_without_traceback(args, message):
@@ -91,6 +92,7 @@ def test_referee_on_a_video_with_no_table_says_so(tmp_path):
     r = cueref("referee", str(clip), "--game", "ficha", "--out", str(tmp_path / "out"))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "cueref referee: error:" in r.stderr
+    assert not (tmp_path / "out").exists()  # a run that fails before any result leaves no folder behind
 
 
 @pytest.mark.parametrize("content, message", [(b"", "not a video"), (b"hello, not a video", "not a video")])
@@ -105,3 +107,119 @@ def test_referee_refuses_a_file_that_is_not_a_video(tmp_path, content, message):
 def test_referee_checks_options_before_reading_video(tmp_path):
     r = cueref("referee", str(tmp_path / "x.mp4"), "--game", "ficha", "--option", "no_such_option=1")
     assert r.returncode == 1 and "unknown option(s) no_such_option" in r.stderr
+
+
+# ---- bad input refused, outputs never written onto an input or lost --------------------------------
+
+FICHA_LOG = ROOT / "sample_videos" / "ficha" / "frame.events.jsonl"
+
+
+def test_judge_refuses_to_write_the_decisions_onto_the_log(tmp_path):
+    log = tmp_path / "frame.events.jsonl"
+    log.write_bytes(FICHA_LOG.read_bytes())
+    r = cueref("judge", str(log), "--json", str(log))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"--json {log} is the event log this command reads" in r.stderr
+    assert log.read_bytes() == FICHA_LOG.read_bytes()
+    r = cueref("judge", str(log), "--json", str(tmp_path / "." / log.name))  # the same file by another name
+    assert r.returncode == 1 and log.read_bytes() == FICHA_LOG.read_bytes()
+
+
+def test_judge_writes_json_only_when_the_replay_ends(tmp_path):
+    """A replay that fails half-way leaves an existing OUT as it was (and no temporary file behind)."""
+    bad = tmp_path / "after-the-end.jsonl"
+    bad.write_text(FICHA_LOG.read_text() + '{"kind":"shot_start","t_s":99.0,"ball":"cue"}\n{"kind":"at_rest","t_s":101.0}\n')
+    out = tmp_path / "decisions.jsonl"
+    out.write_text("yesterday's decisions\n")
+    r = cueref("judge", str(bad), "--json", str(out))
+    assert r.returncode == 1 and "after the match ended" in r.stderr
+    assert out.read_text() == "yesterday's decisions\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["after-the-end.jsonl", "decisions.jsonl"]
+    r = cueref("judge", str(FICHA_LOG), "--json", str(out))
+    assert r.returncode == 0 and len(out.read_text().splitlines()) == 8
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "the log holds no event at all"),
+    ('{"kind":"header","version":1,"game":"ficha"}\n', "the log holds no event at all"),
+    ('{"kind":"nomination","t_s":1.0,"ball":"red","pocket":"TL"}\n{"kind":"at_rest","t_s":2.0}\n',
+     "the log holds 2 event(s), none a shot_start"),
+])
+def test_judge_says_when_there_is_no_shot_to_judge(tmp_path, text, says):
+    log = tmp_path / "log.jsonl"
+    log.write_text(text)
+    r = cueref("judge", str(log), "--game", "ficha")
+    assert r.returncode == 1 and r.stdout == ""
+    assert f"{log}: nothing to judge: {says}" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_calls_file_holds_operator_inputs_only(tmp_path):
+    r = cueref("judge", str(FICHA_LOG), "--calls", str(FICHA_LOG), "--json", str(tmp_path / "d.jsonl"))
+    assert r.returncode == 1 and "a calls file holds operator inputs only" in r.stderr
+    assert not (tmp_path / "d.jsonl").exists()
+
+
+MISS = ROOT / "sample_videos" / "ficha" / "miss.mp4"
+
+
+def test_referee_never_replaces_an_earlier_runs_results(tmp_path, capsys):
+    out = tmp_path / "run"
+    main(["referee", str(MISS), "--game", "ficha", "--out", str(out)])
+    assert (out / "calibration.json").exists()
+    first = (out / "calibration.json").read_bytes()
+    capsys.readouterr()
+    assert main(["referee", str(MISS), "--game", "ficha", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"--out {out} already holds a run's results (calibration.json)" in err and "--overwrite" in err
+    assert (out / "calibration.json").read_bytes() == first
+    main(["referee", str(MISS), "--game", "ficha", "--out", str(out), "--overwrite"])
+    assert "already holds" not in capsys.readouterr().err
+
+
+def test_referee_picks_a_new_default_folder_beside_an_earlier_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for folder in ("miss", "miss-2"):
+        main(["referee", str(MISS), "--game", "ficha"])
+        assert f"-> cueref-out/{folder}/calibration.json" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "cueref-out").iterdir()) == ["miss", "miss-2"]
+
+
+@pytest.fixture(scope="module")
+def ficha_cal(tmp_path_factory):
+    """A CAL.json of the ficha table from the sample's first frame."""
+    out = tmp_path_factory.mktemp("cal") / "ficha.json"
+    assert main(["calibrate", str(MISS), "--table", "ficha", "--frames", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_referee_refuses_a_calibration_of_another_table(ficha_cal, tmp_path):
+    r = cueref("referee", str(MISS), "--game", "bar-billiards", "--calibration", str(ficha_cal), "--out", str(tmp_path / "o"))
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert (f"{ficha_cal} was made for the ficha table (1420 x 810 mm), not the bar-billiards table" in r.stderr
+            and "cueref calibrate" in r.stderr)
+    assert not (tmp_path / "o").exists()
+
+
+def test_referee_refuses_a_calibration_of_another_image_size(ficha_cal, tmp_path):
+    import numpy as np
+
+    from cueref.video import VideoReader, VideoWriter
+
+    small = tmp_path / "small.mp4"
+    with VideoReader(MISS) as reader, VideoWriter(small, fps=30) as w:
+        for frame, _ in zip(reader, range(3)):
+            w.write(np.ascontiguousarray(frame.image[::2, ::2]))
+    r = cueref("referee", str(small), "--game", "ficha", "--calibration", str(ficha_cal), "--out", str(tmp_path / "o"))
+    assert r.returncode == 1
+    assert f"{ficha_cal} was made for 1280x720 images, the video is 640x360" in r.stderr
+
+
+def test_referee_refuses_an_output_that_is_an_input(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    calls = out / "events.jsonl"
+    calls.write_text('{"kind":"nomination","t_s":1.0,"ball":"red","pocket":"TL"}\n')
+    r = cueref("referee", str(MISS), "--game", "ficha", "--calls", str(calls), "--out", str(out), "--overwrite")
+    assert r.returncode == 1 and f"the output {calls} is the --calls file this command reads" in r.stderr
+    assert calls.read_text().startswith('{"kind":"nomination"')

@@ -3,6 +3,7 @@ its line number and the reason."""
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
@@ -70,6 +71,15 @@ def test_write_is_atomic_and_reads_back(tmp_path):
     assert ev.read_events(path) == (None, EXAMPLES)
 
 
+# the first shot of the ficha frame sample (its log's line 2)
+FIRST_SHOT = json.loads((Path(__file__).resolve().parents[1] / "sample_videos" / "ficha" / "frame.events.jsonl")
+                        .read_text(encoding="utf-8").splitlines()[1])
+
+
+def shot_line(**changes):
+    return json.dumps({**FIRST_SHOT, **changes})
+
+
 GOOD = '{"kind":"at_rest","t_s":1.0}'
 
 
@@ -89,6 +99,31 @@ GOOD = '{"kind":"at_rest","t_s":1.0}'
         ("[1, 2]", "an event must be a JSON object"),
         ('{"kind":"pot", "t_s":2', "not valid JSON"),
         ('{"kind":"header","version":1}', "a header may only be the first record"),
+        # bad input a new user might write: every case is one clear line naming the field
+    pytest.param(shot_line(positions={**FIRST_SHOT["positions"], "cue": [float("nan"), 405]}),
+                     "shot_start: field 'positions.cue' must be [x_mm, y_mm] (two finite numbers), got [nan, 405]", id="NaN in positions"),
+        pytest.param(shot_line(xy_mm=[float("inf"), 405]), "field 'xy_mm' must be [x_mm, y_mm]", id="Infinity in xy_mm"),
+        pytest.param('{"kind":"at_rest","t_s":2,"pins":{"red":[1350,-Infinity]}}', "at_rest: field 'pins.red' must be [x_mm, y_mm]",
+                     id="-Infinity in pins"),
+        pytest.param('{"kind":"pot","t_s":1e999,"ball":"r1","pocket":"TL"}', "pot: field 't_s' must be a finite number, got inf",
+                     id="1e999"),
+        pytest.param('{"kind":"ball_ball","t_s":2,"a":"cue","b":"r1","confidence":NaN}', "field 'confidence' must be a finite number",
+                     id="NaN confidence"),
+        pytest.param('{"kind":"pot","t_s":2,"ball":"r1","pocket":"TL","edge_wait_s":' + "9" * 400 + "}",
+                     "pot: field 'edge_wait_s' must be a number, got 999", id="400 digits"),
+        pytest.param('{"kind":"pot","t_s":' + "9" * 5000 + ',"ball":"r1","pocket":"TL"}', "not valid JSON (Exceeds the limit",
+                     id="5000 digits"),
+        pytest.param('{"kind":"pot","t_s":2,"ball":' + "[" * 100000 + "]" * 100000 + ',"pocket":"TL"}', "a value is nested too deeply",
+                     id="deeply nested"),
+        pytest.param('{"kind":"pot","t_s":2,"ball":' + "[" * 50 + "]" * 50 + ',"pocket":"TL"}', "pot: field 'ball' must be a string",
+                     id="nested 50 deep"),
+        pytest.param('{"kind":["pot"],"t_s":2}', "field 'kind' must be the name of an event kind, got ['pot']", id="kind is a list"),
+        pytest.param('{"kind":7,"t_s":2}', "field 'kind' must be the name of an event kind, got 7", id="kind is a number"),
+        pytest.param('{"kind":"pot","t_s":"2","ball":"r1","pocket":"TL"}', "pot: field 't_s' must be a number, got '2'", id="time as text"),
+        pytest.param('{"kind":"pot","t_s":true,"ball":"r1","pocket":"TL"}', "pot: field 't_s' must be a number, got True", id="time as bool"),
+        pytest.param('{"kind":"pot","t_s":2,"ball":"","pocket":"TL"}', "pot: field 'ball' must be a non-empty string", id="empty id"),
+        pytest.param('{"kind":"at_rest","t_s":2,"positions":{"":[1,2]}}', "at_rest: field 'positions' has a key '' that must be a non-empty string",
+                     id="empty id in positions"),
     ],
 )
 def test_bad_logs_are_refused_with_line_and_reason(line, reason):
@@ -97,6 +132,7 @@ def test_bad_logs_are_refused_with_line_and_reason(line, reason):
     assert err.value.line == 3
     assert str(err.value).startswith("match.jsonl, line 3: ")
     assert reason in str(err.value)
+    assert "\n" not in str(err.value)  # one line
 
 
 def test_missing_file(tmp_path):
@@ -150,3 +186,78 @@ def test_the_documented_example_is_a_valid_log():
     assert header.game == "ficha" and len(events) == 9
     check_against_profile(events, resolve_profile(header.profile))
     assert (root / "docs" / "examples" / "ficha-two-shots.jsonl").read_text(encoding="utf-8") == block
+
+
+# ---- bad input a new user might write: every case is one clear line naming the field -------------
+
+
+@pytest.mark.parametrize("header, reason", [
+    pytest.param('{"kind":"header","game":5}', "header: field 'game' must be a string, got 5", id="game"),
+    pytest.param('{"kind":"header","profile":["ficha"]}', "header: field 'profile' must be a string", id="profile"),
+    pytest.param('{"kind":"header","players":"AB"}', "header: field 'players' must be a list, got 'AB'", id="players text"),
+    pytest.param('{"kind":"header","players":["A",2]}', "header: field 'players[1]' must be a string, got 2", id="player number"),
+    pytest.param('{"kind":"header","source":3}', "header: field 'source' must be a string", id="source"),
+    pytest.param('{"kind":"header","version":"1"}', "header: field 'version' must be a whole number, got '1'", id="version text"),
+    pytest.param('{"kind":"header","options":[1]}', "header: field 'options' must be a mapping, got [1]", id="options list"),
+    pytest.param('{"kind":"header","options":{"frames":NaN}}', "header: field 'options.frames' must be a finite number, got nan",
+                 id="options NaN"),
+    pytest.param('{"kind":"header","gmae":"ficha"}', "header: unknown field(s) 'gmae'", id="misspelt field"),
+])
+def test_header_fields_of_the_wrong_type_are_refused(header, reason):
+    with pytest.raises(ev.EventLogError) as err:
+        ev.parse_events([header, GOOD], source="match.jsonl")
+    assert str(err.value).startswith("match.jsonl, line 1: ") and reason in str(err.value)
+
+
+def test_events_made_in_code_are_checked_too():
+    with pytest.raises(ValueError, match="positions"):
+        ev.ShotStart(t_s=1.0, ball="cue", positions={"cue": (float("nan"), 405.0)})
+    with pytest.raises(ValueError, match="t_s"):
+        ev.Pot(t_s=float("inf"), ball="r1", pocket="TL")
+    with pytest.raises(ValueError, match="speed"):
+        ev.Pot(t_s=1.0, ball="r1", pocket="TL", speed=3.0)
+    assert hash(ev.BallBall(t_s=1.0, a="cue", b="r1")) == hash(ev.BallBall(t_s=1.0, a="cue", b="r1"))
+    assert ev.ShotStart.kind == "shot_start" and isinstance(EXAMPLES[0], ev.CameraEvent)
+
+
+def test_positions_and_pins_are_checked_against_the_table():
+    ficha = resolve_profile("ficha")
+    with pytest.raises(ev.EventLogError, match="positions names ball 'r9', which is not in table profile 'ficha'"):
+        check_against_profile([ev.ShotStart(t_s=0, ball="cue", positions={"cue": (710, 405), "r9": (100, 100)})], ficha)
+    with pytest.raises(ev.EventLogError, match="pins names pin 'red', which is not on table 'ficha'"):
+        check_against_profile([ev.AtRest(t_s=0, pins={"red": (100, 100)})], ficha)
+    shot = [ev.ShotStart(t_s=0, ball="cue"), ev.Pot(t_s=0.5, ball="r1", pocket="TL")]
+    with pytest.raises(ev.EventLogError, match="it names 'r1', which is not on the table"):
+        check_against_profile(shot + [ev.BallCushion(t_s=0.6, ball="r1", cushion="L")], ficha)
+
+
+def run_cli(capsys, *args):
+    from cueref.cli import main
+
+    code = main(list(args))
+    return code, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("edit, reason", [
+    pytest.param(lambda lines: lines.__setitem__(1, shot_line(positions={**FIRST_SHOT["positions"], "cue": [float("nan"), 405]})),
+                 "line 2: shot_start: field 'positions.cue' must be [x_mm, y_mm]", id="NaN cue ball"),
+    pytest.param(lambda lines: lines.__setitem__(1, shot_line(positions={**FIRST_SHOT["positions"], "r9": [300.0, 300.0]})),
+                 "event 1 (shot_start at t_s=1): positions names ball 'r9'", id="unknown ball in positions"),
+    pytest.param(lambda lines: lines.__setitem__(0, lines[0].replace('"players":["A","B"]', '"players":"AB"')),
+                 "line 1: header: field 'players' must be a list", id="players of the wrong type"),
+    pytest.param(lambda lines: lines.__setitem__(0, lines[0].replace('"game":"ficha"', '"game":"snooker"')),
+                 "snooker", id="a game no engine plays"),
+])
+def test_events_check_refuses_what_judge_refuses(tmp_path, capsys, edit, reason):
+    """The first shot of the ficha frame sample, edited: `cueref events check` and `cueref judge` both
+    refuse it with the same one-line message (before, a NaN cue ball passed both and changed the call)."""
+    lines = (Path(__file__).resolve().parents[1] / "sample_videos" / "ficha" / "frame.events.jsonl").read_text().splitlines()
+    edit(lines)
+    log = tmp_path / "frame.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    checked = run_cli(capsys, "events", "check", str(log))
+    judged = run_cli(capsys, "judge", str(log))
+    assert checked[0] == judged[0] == 1
+    assert reason in checked[1] and reason in judged[1] and len(checked[1].splitlines()) == 1
+    if str(log) in judged[1]:  # the same message, after the command's name
+        assert checked[1].split(str(log), 1)[1] == judged[1].split(str(log), 1)[1]

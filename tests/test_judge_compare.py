@@ -1,6 +1,7 @@
 """`cueref judge --check`: decisions are matched to expectations by shot, by input order, or in order."""
 
-from cueref.commands.judge import compare, merge_by_time
+from cueref.calls import merge_by_time
+from cueref.compare import compare
 from rules.base import Decision, Question
 from tracking.events import AtRest, Nomination, ShotStart
 

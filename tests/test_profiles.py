@@ -85,6 +85,17 @@ def test_a_user_profile_file(tmp_path):
         ("colour_of_cloth: green", "unknown field(s) 'colour_of_cloth'"),
         ("kind: snooker", "field 'kind' must be 'six_pocket' or 'bar_billiards'"),
         ("groups: [red, '#12']", "field 'groups[1]' must be a colour name"),
+        ("length_mm: .nan", "field 'length_mm' must be a finite number, got nan"),
+        ("width_mm: .inf", "field 'width_mm' must be a finite number, got inf"),
+        ("length_mm: 1" + "0" * 400, "field 'length_mm' must be a number, got 1000"),
+        ("length_mm: '1800'", "field 'length_mm' must be a number, got '1800'"),
+        ("spots: {centre: [900, .nan]}", "field 'spots.centre' must be [x_mm, y_mm] (two finite numbers), got [900, nan]"),
+        ("groups: [{name: teal}]", "field 'groups[0].name' must be a colour name"),
+        ("groups: red", "field 'groups' must be a list, got 'red'"),
+        ("balls_per_group: 0", "field 'balls_per_group' must be at least 1, got 0"),
+        ("kind: [six_pocket]", "field 'kind' must be 'six_pocket' or 'bar_billiards', got ['six_pocket']"),
+        ("name: " + "[" * 60 + "]" * 60, "field 'name' must be a string"),
+        ("name: " + "[" * 5000 + "]" * 5000, "not a readable YAML profile: a value is nested too deeply"),
     ],
 )
 def test_bad_profile_files_name_the_field(tmp_path, change, message):
@@ -94,6 +105,7 @@ def test_bad_profile_files_name_the_field(tmp_path, change, message):
     with pytest.raises(ProfileError) as err:
         load_profile(f)
     assert message in str(err.value) and str(f) in str(err.value)
+    assert "\n" not in str(err.value)  # one line
 
 
 def test_missing_and_unreadable_files(tmp_path):
@@ -127,3 +139,8 @@ def test_profile_from_a_command_line_spec():
             profile_from_spec(bad)
     with pytest.raises(ProfileError, match="unknown table profile"):
         resolve_profile("snooker-12ft")
+
+
+def test_a_profile_that_is_not_a_mapping(tmp_path):
+    with pytest.raises(ProfileError, match="the file must be a mapping of fields, got list"):
+        load_profile(write(tmp_path, "- 1\n- 2\n"))

@@ -33,13 +33,20 @@ from cueref.video import (
     VideoReader,
     VideoWriteError,
     VideoWriter,
-    probe,
+    prefetch,
 )
+from cueref.video.rate import fps_fraction
 
 NTSC = Fraction(30000, 1001)
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def probe(path) -> VideoInfo:
+    """A video's header, read the way the referee reads it."""
+    with VideoReader(path) as reader:
+        return reader.info
 
 
 def pattern(i: int, w: int = 64, h: int = 48) -> np.ndarray:
@@ -102,7 +109,7 @@ def test_constant_30fps_timestamps_and_indices(tmp_path):
     path = write_cfr(tmp_path / "cfr30.mp4", 45, fps=30)
     with VideoReader(path) as reader:
         assert reader.kind == "file"
-        assert reader.path_or_source == str(path)
+        assert reader.info.path == str(path)
         assert (reader.width, reader.height) == (64, 48)
         assert reader.fps == pytest.approx(30.0)
         assert reader.fps_fraction == Fraction(30)
@@ -558,3 +565,61 @@ def test_truncated_matroska_detected_from_header_duration(tmp_path):
     assert 0 < len(frames) < 150
     assert [f.index for f in frames] == list(range(len(frames)))
     assert str(cut) in str(exc) and "5.005 s" in str(exc)
+
+
+# --------------------------------------------------------------------------- decoding in its own thread
+
+
+def test_prefetch_gives_the_frames_in_order_then_the_source_error(clip90, tmp_path):
+    """A damaged file read through the decode thread: the same good frames, then the same error."""
+    path, _ = clip90
+    bad = tmp_path / "cut.mp4"
+    data = path.read_bytes()
+    bad.write_bytes(data[: len(data) * 2 // 3])
+    direct, direct_exc = read_until_error(bad)
+    threaded = []
+    with VideoReader(bad) as reader:
+        with pytest.raises(DamagedVideoError) as exc_info:
+            for frame in prefetch(reader, maxsize=3):
+                threaded.append(frame)
+    assert [(f.index, f.t_s) for f in threaded] == [(f.index, f.t_s) for f in direct]
+    assert type(exc_info.value) is type(direct_exc) and exc_info.value.frames_read == len(direct)
+
+
+def test_prefetch_holds_at_most_maxsize_items_and_stops_when_closed():
+    produced = []
+
+    def source():
+        for i in range(1000):
+            produced.append(i)
+            yield i
+
+    gen = prefetch(source(), maxsize=4)
+    assert next(gen) == 0
+    time.sleep(0.3)  # the producer runs ahead until the queue is full
+    assert len(produced) <= 1 + 4 + 1  # the one handed over, the queue, the one waiting to be put
+    gen.close()  # stops and joins the thread
+    n = len(produced)
+    time.sleep(0.2)
+    assert len(produced) == n < 1000
+    assert not [t for t in threading.enumerate() if t.name == "cueref-decode"]
+
+
+def test_prefetch_refuses_an_empty_queue():
+    with pytest.raises(ValueError, match="at least one"):
+        next(prefetch([1, 2], maxsize=0))
+
+
+@pytest.mark.parametrize("given, want", [
+    (30, Fraction(30)), (29.97, NTSC), (29.97002997, NTSC), (59.94, Fraction(60000, 1001)),
+    (25.0, Fraction(25)), (12.5, Fraction(25, 2)), (Fraction(24000, 1001), Fraction(24000, 1001)),
+])
+def test_one_frame_rate_helper_snaps_ntsc_rates(given, want):
+    """The writer's fps and a camera's reported rate go through the same helper."""
+    assert fps_fraction(given) == want
+
+
+@pytest.mark.parametrize("bad", [0, -30, float("nan"), float("inf"), "fast", None, True])
+def test_frame_rate_helper_refuses_what_is_not_a_positive_number(bad):
+    with pytest.raises(ValueError, match="fps must be a positive number"):
+        fps_fraction(bad)

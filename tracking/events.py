@@ -38,6 +38,10 @@ Operator inputs (the live console, a keyboard shortcut, or a calls file; confide
     ``answer``          the answer to a pending question                 ``question``, ``answer``
     ``override``        replace an automatic call                        ``field``, ``value``, ``note``
 
+Every kind is declared once as a pydantic dataclass (types, finiteness, ranges, unknown fields
+refused) and the JSON form is a union of them told apart by ``kind``; a bad line is refused with its
+number and the field (``calibration.validation`` words the message).
+
 Rules engines must not import anything heavier than this module; it imports neither OpenCV nor
 NumPy.
 """
@@ -48,11 +52,16 @@ import dataclasses
 import io
 import json
 import math
-import types
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterable, Mapping, TextIO, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, ClassVar, Iterable, Mapping, TextIO, Union
+
+import pydantic.dataclasses
+from pydantic import AfterValidator, Discriminator, Strict, Tag, TypeAdapter, ValidationError, ValidationInfo
+from pydantic import model_validator
+
+from calibration.validation import STRICT, JsonData, PointMm, Text, named_problem, one_line, shorten
 
 __all__ = [
     "XY",
@@ -99,7 +108,6 @@ __all__ = [
 ]
 
 XY = tuple[float, float]
-Positions = Mapping[str, XY]
 
 LOG_VERSION = 1
 
@@ -115,33 +123,63 @@ class EventLogError(ValueError):
         self.reason = message
 
 
-def _frozen_positions(value: Mapping[str, XY] | None) -> Mapping[str, XY]:
-    return MappingProxyType({str(k): (float(v[0]), float(v[1])) for k, v in (value or {}).items()})
+# ---- the declared field types (pydantic validates every event as it is made) ---------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+def _not_negative(value: float, info: ValidationInfo) -> float:
+    if value < 0:
+        raise named_problem(f"{info.field_name} must not be negative, got {value!r}")
+    return value
+
+
+def _unit_interval(value: float, info: ValidationInfo) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise named_problem(f"{info.field_name} must be between 0 and 1, got {value!r}")
+    return value
+
+
+# Seconds from the start of the video (or a duration): a finite number, 0 or more.
+Seconds = Annotated[float, Strict(), AfterValidator(_not_negative)]
+Confidence = Annotated[float, Strict(), AfterValidator(_unit_interval)]
+FreeText = Annotated[str, Strict()]  # a note or a reason: any text, empty by default
+# Ball (or pin) id -> where it is; read-only once made.
+Positions = Annotated[Mapping[Text, PointMm], AfterValidator(lambda m: MappingProxyType(dict(m)))]
+
+
+def _rebreak_or_play_on(value: str) -> str:
+    if value not in ("rebreak", "play_on"):
+        raise named_problem(f"choice must be 'rebreak' or 'play_on', got {value!r}")
+    return value
+
+
+def _drop_kind() -> Any:
+    """A validator for a class with a ``kind``: the JSON form carries ``kind`` (the union's tag),
+    which the class already says; it is dropped before the fields are read."""
+
+    def drop(cls: type, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("kind") == cls.kind:
+            return {k: v for k, v in data.items() if k != "kind"}
+        return data
+
+    return model_validator(mode="before")(classmethod(drop))
+
+
+_event = pydantic.dataclasses.dataclass(frozen=True, slots=True, kw_only=True, config=STRICT)
+
+
+@_event
 class Event:
-    """Base of every event: when (seconds from the video's start) and how sure (0..1)."""
+    """Base of every event: when (seconds from the video's start) and how sure (0..1).
+
+    Every event is a frozen dataclass validated by pydantic as it is made: unknown fields, wrong
+    types, numbers that are not finite, negative times and confidences outside [0, 1] raise a
+    :class:`ValueError` naming the field."""
 
     kind: ClassVar[str] = ""
-    t_s: float
-    confidence: float = 1.0
+    t_s: Seconds
+    confidence: Confidence = 1.0
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.t_s, (int, float)) or isinstance(self.t_s, bool) or not math.isfinite(self.t_s):
-            raise ValueError(f"{self.kind}: t_s must be a finite number of seconds, got {self.t_s!r}")
-        if self.t_s < 0:
-            raise ValueError(f"{self.kind}: t_s must not be negative, got {self.t_s!r}")
-        if not isinstance(self.confidence, (int, float)) or not 0.0 <= self.confidence <= 1.0:
-            raise ValueError(f"{self.kind}: confidence must be between 0 and 1, got {self.confidence!r}")
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name in ("positions", "pins"):
-                object.__setattr__(self, f.name, _frozen_positions(v))
-            elif f.name == "xy_mm" and v is not None:
-                if len(v) != 2 or not all(math.isfinite(float(c)) for c in v):
-                    raise ValueError(f"{self.kind}: xy_mm must be two finite numbers, got {v!r}")
-                object.__setattr__(self, f.name, (float(v[0]), float(v[1])))
+    _without_kind = _drop_kind()
 
 
 class CameraEvent(Event):
@@ -159,48 +197,48 @@ class OperatorInput(Event):
 # ---- camera events -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class ShotStart(CameraEvent):
     """The cue strikes ``ball`` at ``xy_mm``: a shot begins. ``positions`` holds every ball on the
     table at that moment (ball id -> xy_mm), so that snookers and frozen balls can be judged."""
 
     kind: ClassVar[str] = "shot_start"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
     positions: Positions = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class CueContact(CameraEvent):
     """The cue touches ``ball`` again after the shot began (double hit, push, touching another ball)."""
 
     kind: ClassVar[str] = "cue_contact"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BallBall(CameraEvent):
     """Balls ``a`` and ``b`` touch at ``xy_mm`` (the contact point). ``a`` is the striking ball when known."""
 
     kind: ClassVar[str] = "ball_ball"
-    a: str
-    b: str
-    xy_mm: XY | None = None
+    a: Text
+    b: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BallCushion(CameraEvent):
     """``ball`` touches cushion ``cushion`` (profile id: L, R, T1, T2, B1, B2; bar billiards L, R, T, B,
     scoreboard)."""
 
     kind: ClassVar[str] = "ball_cushion"
-    ball: str
-    cushion: str
-    xy_mm: XY | None = None
+    ball: Text
+    cushion: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Pot(CameraEvent):
     """``ball`` drops into pocket or hole ``pocket`` at ``t_s``.
 
@@ -208,86 +246,86 @@ class Pot(CameraEvent):
     ball that dropped while moving; bar billiards 2f b counts a drop within 5 s)."""
 
     kind: ClassVar[str] = "pot"
-    ball: str
-    pocket: str
-    xy_mm: XY | None = None
-    edge_wait_s: float = 0.0
+    ball: Text
+    pocket: Text
+    xy_mm: PointMm | None = None
+    edge_wait_s: Seconds = 0.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class OffTable(CameraEvent):
     """``ball`` leaves the playing surface (over a cushion) at ``xy_mm``."""
 
     kind: ClassVar[str] = "off_table"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Returned(CameraEvent):
     """``ball``, which had left the playing surface, comes back by its own means (bar billiards 2d a)."""
 
     kind: ClassVar[str] = "returned"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Jump(CameraEvent):
     """``ball`` leaves the cloth at ``xy_mm`` and is airborne for ``airborne_s`` seconds."""
 
     kind: ClassVar[str] = "jump"
-    ball: str
-    xy_mm: XY | None = None
-    airborne_s: float = 0.0
+    ball: Text
+    xy_mm: PointMm | None = None
+    airborne_s: Seconds = 0.0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class PinDown(CameraEvent):
     """Pin ``pin`` is knocked over."""
 
     kind: ClassVar[str] = "pin_down"
-    pin: str
-    xy_mm: XY | None = None
+    pin: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class PinMoved(CameraEvent):
     """Pin ``pin`` moved to ``xy_mm`` but still stands (bar billiards 2h)."""
 
     kind: ClassVar[str] = "pin_moved"
-    pin: str
-    xy_mm: XY | None = None
+    pin: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BallPlaced(CameraEvent):
     """A hand puts ``ball`` on the table at ``xy_mm`` (re-spotting, trough, a D placement, a re-rack)."""
 
     kind: ClassVar[str] = "ball_placed"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BallRemoved(CameraEvent):
     """A hand lifts ``ball`` off the table from ``xy_mm`` (a penalty removal, a re-rack)."""
 
     kind: ClassVar[str] = "ball_removed"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BallTouched(CameraEvent):
     """``ball`` started to move with no cue strike, ball contact or cushion to explain it."""
 
     kind: ClassVar[str] = "ball_touched"
-    ball: str
-    xy_mm: XY | None = None
+    ball: Text
+    xy_mm: PointMm | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class AtRest(CameraEvent):
     """Everything has stopped (ficha 4.1): the shot is over. ``positions``: every ball on the table;
     ``pins``: every standing pin (bar billiards)."""
@@ -297,133 +335,137 @@ class AtRest(CameraEvent):
     pins: Positions = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Unobserved(CameraEvent):
     """From ``t_s`` to ``until_s`` nothing could be inferred (camera moved, table hidden); a shot that
     overlaps this interval is judged only with the operator's confirmation."""
 
     kind: ClassVar[str] = "unobserved"
-    until_s: float
-    reason: str = ""
+    until_s: Seconds
+    reason: FreeText = ""
 
 
 # ---- operator inputs -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Nomination(OperatorInput):
     """The shooter nominates ``ball`` into ``pocket`` for the next shot (brasileira rule 4)."""
 
     kind: ClassVar[str] = "nomination"
-    ball: str
-    pocket: str
+    ball: Text
+    pocket: Text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Concession(OperatorInput):
     """``player`` concedes the frame (ficha 6.3)."""
 
     kind: ClassVar[str] = "concession"
-    player: str
+    player: Text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Warning(OperatorInput):
     """A misconduct warning to ``player`` under ``rule`` (ficha 5.8)."""
 
     kind: ClassVar[str] = "warning"
-    player: str
-    rule: str = ""
+    player: Text
+    rule: FreeText = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class RemovalChoice(OperatorInput):
     """The ball a penalty removes (ficha 5.2-5.7: the non-offender's choice) or re-spots."""
 
     kind: ClassVar[str] = "removal_choice"
-    ball: str
+    ball: Text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class OperatorFoul(OperatorInput):
     """A foul the camera cannot see (a push, a touch with the body, a deliberate foul), called under ``rule``."""
 
     kind: ClassVar[str] = "operator_foul"
-    player: str
-    rule: str
-    note: str = ""
+    player: Text
+    rule: Text
+    note: FreeText = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class PlayAgain(OperatorInput):
     """The non-offender, snookered after a foul, asks the offender to play again (brasileira)."""
 
     kind: ClassVar[str] = "play_again"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class RebreakChoice(OperatorInput):
     """After a foul break, the opponent's choice (bar billiards 2b b): ``rebreak`` or ``play_on``."""
 
     kind: ClassVar[str] = "rebreak_choice"
-    choice: str
-
-    def __post_init__(self) -> None:
-        Event.__post_init__(self)
-        if self.choice not in ("rebreak", "play_on"):
-            raise ValueError(f"rebreak_choice: choice must be 'rebreak' or 'play_on', got {self.choice!r}")
+    choice: Annotated[str, Strict(), AfterValidator(_rebreak_or_play_on)]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Interference(OperatorInput):
     """Balls or pins were moved by someone or something outside the player's control (bar billiards 2e)."""
 
     kind: ClassVar[str] = "interference"
-    note: str = ""
+    note: FreeText = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class BarDropped(OperatorInput):
     """The table's clock ran out: balls no longer return to the trough (bar billiards 2g, 2i)."""
 
     kind: ClassVar[str] = "bar_dropped"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class InvokeEndgame(OperatorInput):
     """The leading ``player`` invokes the endgame although the gap is over the threshold (bar billiards 2i)."""
 
     kind: ClassVar[str] = "endgame"
-    player: str
+    player: Text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Answer(OperatorInput):
     """The operator's answer to a pending question (its id as the engine gave it)."""
 
     kind: ClassVar[str] = "answer"
-    question: str
-    answer: str
+    question: Text
+    answer: Text
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@_event
 class Override(OperatorInput):
     """Replace the automatic call for the shot just judged: ``field`` (``fouls``, ``next_player``,
     ``winner``, ``pots``...) takes ``value``; each engine documents the fields it accepts."""
 
     kind: ClassVar[str] = "override"
-    field: str
-    value: str
-    note: str = ""
+    field: Text
+    value: FreeText
+    note: FreeText = ""
 
 
-EventUnion = Union[
+_KINDS = (
     ShotStart, CueContact, BallBall, BallCushion, Pot, OffTable, Returned, Jump, PinDown, PinMoved,
     BallPlaced, BallRemoved, BallTouched, AtRest, Unobserved,
     Nomination, Concession, Warning, RemovalChoice, OperatorFoul, PlayAgain, RebreakChoice, Interference,
     BarDropped, InvokeEndgame, Answer, Override,
-]
-EVENT_KINDS: Mapping[str, type[Event]] = MappingProxyType({cls.kind: cls for cls in get_args(EventUnion)})
+)
+EVENT_KINDS: Mapping[str, type[Event]] = MappingProxyType({cls.kind: cls for cls in _KINDS})
+
+
+def _kind_of(value: Any) -> str | None:
+    return value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+
+
+# The JSON form of an event: a union of every kind, told apart by ``kind``.
+EventUnion = Annotated[Union[tuple(Annotated[cls, Tag(cls.kind)] for cls in _KINDS)], Discriminator(_kind_of)]
+_EVENT = TypeAdapter(EventUnion)
 
 
 def balls_involved(event: Event) -> tuple[str, ...]:
@@ -437,16 +479,25 @@ def balls_involved(event: Event) -> tuple[str, ...]:
 # ---- the log header --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+def _supported_version(value: int) -> int:
+    if value != LOG_VERSION:
+        raise named_problem(f"log format version {value!r} is not supported (this cueref reads version {LOG_VERSION})")
+    return value
+
+
+@pydantic.dataclasses.dataclass(frozen=True, slots=True, config=STRICT)
 class LogHeader:
     """Optional first line of a log (``{"kind": "header", ...}``): what was played and with what."""
 
-    version: int = LOG_VERSION
-    game: str | None = None
-    profile: str | None = None
-    players: tuple[str, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
-    source: str | None = None  # the video the log was made from
+    kind: ClassVar[str] = "header"
+    version: Annotated[int, Strict(), AfterValidator(_supported_version)] = LOG_VERSION
+    game: Text | None = None
+    profile: Text | None = None
+    players: tuple[Text, ...] = ()
+    options: Mapping[str, JsonData] = field(default_factory=dict)
+    source: Text | None = None  # the video the log was made from
+
+    _without_kind = _drop_kind()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": "header", "version": self.version}
@@ -460,15 +511,10 @@ class LogHeader:
         return d
 
 
+_HEADER = TypeAdapter(LogHeader)
+
+
 # ---- JSON Lines ------------------------------------------------------------------------------------
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = get_type_hints(cls)
-    return _HINTS[cls]
 
 
 def _round(v: float) -> float:
@@ -497,37 +543,6 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     return d
 
 
-def _check_type(name: str, value: Any, hint: Any) -> Any:
-    """Convert a JSON value to the field's type, or raise ValueError saying what was expected."""
-    origin = get_origin(hint)
-    args = get_args(hint)
-    if origin is Union or origin is types.UnionType:  # X | None
-        if value is None and type(None) in args:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _check_type(name, value, inner[0])
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"field '{name}' must be a number, got {json.dumps(value)}")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise ValueError(f"field '{name}' must be a string, got {json.dumps(value)}")
-        return value
-    if hint is XY or (origin is tuple and args == (float, float)):
-        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in value)):
-            raise ValueError(f"field '{name}' must be [x_mm, y_mm], got {json.dumps(value)}")
-        return (float(value[0]), float(value[1]))
-    if hint is Positions or origin in (Mapping, dict) or "Mapping" in str(hint):
-        if not isinstance(value, dict):
-            raise ValueError(f"field '{name}' must be an object of id: [x_mm, y_mm], got {json.dumps(value)[:60]}")
-        out = {}
-        for k, xy in value.items():
-            out[k] = _check_type(f"{name}.{k}", xy, XY)
-        return out
-    return value
-
-
 def event_from_dict(d: Mapping[str, Any]) -> Event:
     """Build an event from its JSON form; raises ValueError with the reason (no line number)."""
     if not isinstance(d, Mapping):
@@ -535,25 +550,18 @@ def event_from_dict(d: Mapping[str, Any]) -> Event:
     kind = d.get("kind")
     if kind is None:
         raise ValueError("missing field 'kind'")
+    if not isinstance(kind, str):
+        raise ValueError(f"field 'kind' must be the name of an event kind, got {shorten(kind)}")
     cls = EVENT_KINDS.get(kind)
     if cls is None:
         raise ValueError(f"unknown event kind {kind!r} (known kinds: {', '.join(sorted(EVENT_KINDS))})")
-    hints = _hints(cls)
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(d) - set(names) - {"kind"})
-    if unknown:
-        raise ValueError(f"{kind}: unknown field(s) {', '.join(unknown)} (fields of {kind}: {', '.join(names)})")
-    kwargs: dict[str, Any] = {}
-    for name, f in names.items():
-        if name not in d:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ValueError(f"{kind}: missing field '{name}'")
-            continue
-        kwargs[name] = _check_type(name, d[name], hints[name])
     try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as e:
-        raise ValueError(str(e)) from None
+        return _EVENT.validate_python(dict(d))
+    except ValidationError as e:
+        fields = ", ".join(f.name for f in dataclasses.fields(cls))
+        raise ValueError(f"{kind}: " + one_line(
+            e, skip=1, missing="missing field '{path}'", unknown=f"unknown field(s) {{names}} (fields of {kind}: {fields})",
+        )) from None
 
 
 def dumps_events(events: Iterable[Event], header: LogHeader | None = None) -> str:
@@ -579,20 +587,20 @@ def write_events(dest: str | Path | TextIO, events: Iterable[Event], header: Log
 
 
 def _header_from_dict(d: Mapping[str, Any]) -> LogHeader:
-    allowed = {"kind", "version", "game", "profile", "players", "options", "source"}
-    unknown = sorted(set(d) - allowed)
-    if unknown:
-        raise ValueError(f"header: unknown field(s) {', '.join(unknown)}")
-    version = d.get("version", LOG_VERSION)
-    if version != LOG_VERSION:
-        raise ValueError(f"header: log format version {version!r} is not supported (this cueref reads version {LOG_VERSION})")
-    players = d.get("players", [])
-    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise ValueError("header: 'players' must be a list of names")
-    options = d.get("options", {})
-    if not isinstance(options, dict):
-        raise ValueError("header: 'options' must be an object")
-    return LogHeader(version, d.get("game"), d.get("profile"), tuple(players), options, d.get("source"))
+    try:
+        return _HEADER.validate_python(dict(d))
+    except ValidationError as e:
+        raise ValueError("header: " + one_line(e)) from None
+
+
+def _record(text: str) -> Any:
+    """One line's JSON value; ValueError says why it is not one."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
+    except ValueError as e:  # an integer of thousands of digits
+        raise ValueError(f"not valid JSON ({e})") from None
 
 
 def parse_events(lines: Iterable[str], source: str | None = None) -> tuple[LogHeader | None, list[Event]]:
@@ -608,16 +616,15 @@ def parse_events(lines: Iterable[str], source: str | None = None) -> tuple[LogHe
         if not text or text.startswith("#"):
             continue
         try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise EventLogError(f"not valid JSON ({e.msg} at column {e.colno})", n, source) from None
-        try:
+            d = _record(text)
             if isinstance(d, dict) and d.get("kind") == "header":
                 if header is not None or events:
                     raise ValueError("a header may only be the first record of a log")
                 header = _header_from_dict(d)
                 continue
             event = event_from_dict(d)
+        except RecursionError:
+            raise EventLogError("a value is nested too deeply (an event is a flat object of fields)", n, source) from None
         except ValueError as e:
             raise EventLogError(str(e), n, source) from None
         if event.t_s < last_t:

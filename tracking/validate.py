@@ -1,7 +1,11 @@
-"""Checks of an event log against a table profile: every id is one the table has, and the log is
-physically possible (a ball is not potted twice without being put back, a ball does not touch itself,
-shots begin and end in turn). Each problem raises :class:`~tracking.events.EventLogError` naming the
-event's position in the log and its time."""
+"""Checks of an event log against a table profile: every id is one the table has (the balls an event
+names, the keys of ``positions`` and ``pins``, pockets, cushions, pins), and the log is physically
+possible (a ball is not potted twice without being put back, a ball off the table takes no part in a
+shot, a ball does not touch itself, shots begin and end in turn). Each problem raises
+:class:`~tracking.events.EventLogError` naming the event's position in the log and its time.
+
+``cueref events check`` and ``cueref judge`` both run :func:`check_against_profile`, so a log the
+referee would refuse is refused by the check too, with the same message."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from tracking.events import (
     BallCushion,
     BallPlaced,
     BallRemoved,
+    CameraEvent,
     Event,
     EventLogError,
     Nomination,
@@ -50,6 +55,12 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
             fail(n, e, f"cushion {e.cushion!r} is not on table {profile.name!r} (cushions: {', '.join(sorted(cushions))})")
         if isinstance(e, (PinDown, PinMoved)) and e.pin not in pins:
             fail(n, e, f"pin {e.pin!r} is not on table {profile.name!r}")
+        for b in getattr(e, "positions", {}):
+            if b not in balls:
+                fail(n, e, f"positions names ball {b!r}, which is not in table profile {profile.name!r} (balls: {', '.join(sorted(balls))})")
+        for q in getattr(e, "pins", {}):
+            if q not in pins:
+                fail(n, e, f"pins names pin {q!r}, which is not on table {profile.name!r}")
         if isinstance(e, BallBall) and e.a == e.b:
             fail(n, e, f"ball {e.a!r} cannot touch itself")
         if isinstance(e, ShotStart):
@@ -66,7 +77,7 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
             gone.add(e.ball)
         elif isinstance(e, (BallPlaced, Returned)):
             gone.discard(e.ball)
-        elif isinstance(e, BallBall) and (e.a in gone or e.b in gone) and in_shot:
-            fail(n, e, f"a contact names a ball that is not on the table ({e.a!r}, {e.b!r})")
+        elif isinstance(e, CameraEvent) and in_shot and gone.intersection(balls_involved(e)):
+            fail(n, e, f"it names {', '.join(repr(b) for b in balls_involved(e) if b in gone)}, which is not on the table")
         elif isinstance(e, RemovalChoice) and e.ball in gone:
             fail(n, e, f"the removal choice names {e.ball!r}, which is not on the table")

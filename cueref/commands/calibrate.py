@@ -20,7 +20,10 @@ from calibration import calfile
 from calibration.calibrate import calibrate_frames, calibrate_manual, intrinsics_from_chessboard, landmarks_mm
 from calibration.homography import CalibrationError
 from calibration.overlay import draw_calibration
+from calibration.interactive import pick_corners, require_display
 from calibration.table import resolve_profile
+from cueref.options import require_positive
+from cueref.outputs import refuse_output_onto_inputs
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chessboard", metavar="VIDEO", help="estimate the lens from a chessboard video instead of the cushions")
     p.add_argument("--board", default="9x6", metavar="COLSxROWS", help="inner corners of the chessboard (default 9x6)")
     p.add_argument("--square-mm", type=float, default=25.0, help="chessboard square size in mm (default 25)")
-    p.add_argument("--draw", metavar="PNG", help="also write the frame with the calibration drawn on it")
+    p.add_argument("--draw", metavar="PNG", help="also write the frame with the calibration drawn on it (.png or .jpg)")
 
 
 def parse_corners(text: str) -> dict[str, tuple[float, float]]:
@@ -94,6 +97,36 @@ def _read_frames(source: str, n: int, at_s: float, every_s: float) -> list[np.nd
     return frames
 
 
+def parse_board(text: str) -> tuple[int, int]:
+    """``"9x6"`` -> (9, 6): the chessboard's inner corners (OpenCV needs at least 3 each way)."""
+    m = re.fullmatch(r"(\d+)[xX](\d+)", text.strip())
+    if not m:
+        raise CalibrationError(f"--board {text!r} is not COLSxROWS", "for example --board 9x6")
+    cols, rows = int(m.group(1)), int(m.group(2))
+    if cols < 3 or rows < 3:
+        raise CalibrationError(f"--board {text} has too few inner corners",
+                               "count the corners where four squares meet, at least 3 each way (a board of 10x7 squares is --board 9x6)")
+    return cols, rows
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Before any work: the outputs can be written, and none of them is an input."""
+    for flag, path in (("--out", args.out), ("--draw", args.draw)):
+        if path is None:
+            continue
+        folder = Path(path).parent
+        if not folder.is_dir():
+            raise CalibrationError(f"{flag} {path}: the folder {folder} does not exist", "create it first, or write elsewhere")
+        if Path(path).is_dir():
+            raise CalibrationError(f"{flag} {path} is a folder", f"give a file name, e.g. {Path(path) / ('CAL.json' if flag == '--out' else 'drawn.png')}")
+    if args.draw and not cv2.haveImageWriter(args.draw):
+        raise CalibrationError(f"--draw {args.draw} is not an image file name", "end it in .png or .jpg")
+    refuse_output_onto_inputs([("--out", args.out), ("--draw", args.draw)],
+                              [("source", args.source), ("--chessboard video", args.chessboard)])
+    if args.draw and Path(args.draw).resolve() == Path(args.out).resolve():
+        raise CalibrationError(f"--draw and --out are the same file {args.out}", "give the drawing another name")
+
+
 def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     profile = resolve_profile(args.table)
@@ -103,13 +136,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.frames < 1:
         raise CalibrationError(f"--frames {args.frames} must be at least 1")
+    require_positive("--focal-px", args.focal_px, "pixels")
+    require_positive("--camera-height-mm", args.camera_height_mm, "millimetres")
+    require_positive("--square-mm", args.square_mm, "millimetres")
+    require_positive("--every", args.every, "seconds")
+    if not args.at >= 0:
+        raise CalibrationError(f"--at {args.at:g} must be a time in seconds from the start of the video (0 or more)")
+    check_outputs(args)
+    board = parse_board(args.board) if args.chessboard else None
+    if args.interactive:
+        require_display()
     k = dist = None
-    if args.chessboard:
-        m = re.fullmatch(r"(\d+)[xX](\d+)", args.board)
-        if not m:
-            raise CalibrationError(f"--board {args.board!r} is not COLSxROWS", "for example --board 9x6")
-        k, dist, rms = intrinsics_from_chessboard(_read_frames(args.chessboard, 200, 0.0, 0.2),
-                                                  (int(m.group(1)), int(m.group(2))), args.square_mm)
+    if board is not None:
+        k, dist, rms = intrinsics_from_chessboard(_read_frames(args.chessboard, 200, 0.0, 0.2), board, args.square_mm)
         log.info("lens from the chessboard: f = %.1f px, k1 = %.4f, k2 = %.4f, rms %.3f px", k[0, 0], dist[0], dist[1], rms)
     frames = _read_frames(args.source, args.frames, args.at, args.every)
     image = frames[0]
@@ -117,8 +156,6 @@ def run(args: argparse.Namespace) -> int:
     points = parse_corners(args.corners) if args.corners else {}
     points.update(dict(parse_point(p) for p in args.point))
     if args.interactive:
-        from calibration.interactive import pick_corners
-
         points = pick_corners(image, profile, points or None)
     if points:
         cal = calibrate_manual(points, profile, (image.shape[1], image.shape[0]), **lens)
@@ -139,6 +176,6 @@ def run(args: argparse.Namespace) -> int:
     if args.draw:
         drawn = draw_calibration(image, cal, profile, r.get("landmarks_found_mm"))
         if not cv2.imwrite(args.draw, drawn):
-            raise CalibrationError(f"could not write {args.draw!r}", "check the folder exists and the name ends in .png")
+            raise CalibrationError(f"could not write {args.draw!r}", "check that the folder can be written")
         print(f"  drawing -> {args.draw}")
     return 0

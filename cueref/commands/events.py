@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from calibration.table import resolve_profile
-from rules import GAMES
+from rules import GAMES, UnknownGameError
 from tracking.validate import check_against_profile
 from tracking.events import read_events
 
@@ -20,6 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     header, events = read_events(args.log)
+    if header and header.game and header.game not in GAMES:  # as judge refuses it
+        raise UnknownGameError(f"{args.log}: the header's game {header.game!r} is not one of {', '.join(GAMES)}")
     name = args.table or (header.profile if header and header.profile else None)
     if name is None and header and header.game in GAMES:
         name = GAMES[header.game][2]

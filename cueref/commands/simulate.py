@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from cueref.errors import UserError
 from rules import GAMES
 
 log = logging.getLogger(__name__)
@@ -93,9 +94,12 @@ def run(args: argparse.Namespace) -> int:
             for spec in S.SAMPLES:
                 print(f"{spec.name:32s} {spec.game:14s} {spec.note}")
             return 0
-        names = args.only or [s.name for s in S.SAMPLES]
-        for n in names:
-            S.sample(n)  # unknown names fail before any work
+        known = [s.name for s in S.SAMPLES]
+        names = args.only or known
+        unknown = [n for n in names if n not in known]
+        if unknown:  # before any work
+            raise UserError(f"unknown sample(s) {', '.join(unknown)}: `cueref simulate samples --list` shows the "
+                            f"{len(known)} names (e.g. {known[1]})")
         results = []
         for name in tqdm(names, desc="samples", unit="clip"):
             results.append(S.build_sample(S.sample(name), args.out, progress=_frame_bar(name)))

@@ -1,4 +1,4 @@
-"""CAL.json: round trip and validation (issue 4 item 3)."""
+"""CAL.json: round trip and validation."""
 
 import json
 
@@ -59,3 +59,38 @@ def test_not_json_and_missing_file(tmp_path):
         calfile.load(p)
     with pytest.raises(CalibrationError, match="does not exist"):
         calfile.load(tmp_path / "none.json")
+
+
+@pytest.mark.parametrize("edit, match", [
+    pytest.param(lambda d: d["homography_px_to_mm"][0].__setitem__(0, float("nan")),
+                 "field 'homography_px_to_mm[0][0]' must be a finite number, got nan", id="NaN in the homography"),
+    pytest.param(lambda d: d["dist_coeffs"].__setitem__(0, float("inf")), "field 'dist_coeffs[0]' must be a finite number, got inf",
+                 id="Infinity in the lens"),
+    pytest.param(lambda d: d["corners_px"].__setitem__("TL", [float("nan"), 101.7]),
+                 "field 'corners_px.TL' must be [x_px, y_px] (two finite numbers)", id="NaN corner"),
+    pytest.param(lambda d: d["table"].__setitem__("length_mm", 10**400), "field 'table.length_mm' must be a number", id="400 digits"),
+    pytest.param(lambda d: d["residuals"].__setitem__("landmark_rms_mm", float("nan")),
+                 "field 'residuals.landmark_rms_mm' must be a finite number, got nan", id="NaN residual"),
+    pytest.param(lambda d: d.update(image_size=["1280", 720]), "field 'image_size[0]' must be a whole number", id="size as text"),
+    pytest.param(lambda d: d.update(method="guess"), "field 'method' must be 'automatic' or 'manual', got 'guess'", id="method"),
+    pytest.param(lambda d: d.update(colour="green"), "unknown field(s) 'colour'", id="unknown field"),
+    pytest.param(lambda d: d["camera_matrix"].__setitem__(0, [0, 0, 639.5]), "focal length that is not positive", id="zero focal"),
+])
+def test_numbers_that_are_not_finite_are_refused(cal, tmp_path, edit, match):
+    data = calfile.to_dict(cal)
+    edit(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))  # json writes NaN and Infinity as the bare words, which json reads back
+    with pytest.raises(CalibrationError) as e:
+        calfile.load(path)
+    assert str(e.value).startswith(f"{path}: ") and match in str(e.value) and "\n" not in str(e.value)
+
+
+def test_deeply_nested_and_huge_numbers_are_not_json(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text('{"format": ' + "[" * 100000 + "]" * 100000 + "}")
+    with pytest.raises(CalibrationError, match="nested too deeply"):
+        calfile.load(p)
+    p.write_text('{"format": ' + "9" * 5000 + "}")
+    with pytest.raises(CalibrationError, match="not a JSON file"):
+        calfile.load(p)

@@ -55,3 +55,44 @@ def test_bad_inputs_exit_1_with_one_line(frame_png, tmp_path, capsys, make, tabl
     assert err.startswith("cueref calibrate: error:") and message in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "CAL.json").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    pytest.param(["--focal-px", "-1"], "--focal-px -1 must be a positive number of pixels", id="negative focal"),
+    pytest.param(["--focal-px", "0"], "--focal-px 0 must be a positive number of pixels", id="zero focal"),
+    pytest.param(["--camera-height-mm", "-1500"], "--camera-height-mm -1500 must be a positive number", id="camera under the cloth"),
+    pytest.param(["--chessboard", "VIDEO", "--board", "0x0"], "--board 0x0 has too few inner corners", id="board 0x0"),
+    pytest.param(["--chessboard", "VIDEO", "--board", "nine"], "--board 'nine' is not COLSxROWS", id="board not a size"),
+    pytest.param(["--draw", "OUT/drawn.txt"], "is not an image file name", id="draw to a non-image"),
+    pytest.param(["--out", "OUT/missing/CAL.json"], "the folder", id="out into a missing folder"),
+    pytest.param(["--out", "PNG"], "is the source this command reads", id="out onto the source"),
+])
+def test_bad_arguments_are_refused_before_any_work(frame_png, tmp_path, capsys, monkeypatch, extra, message):
+    """Each refusal is one line, exit 1, and happens before the calibration: nothing is written."""
+    _, png = frame_png
+    extra = [a.replace("VIDEO", str(png)).replace("OUT", str(tmp_path)).replace("PNG", str(png)) for a in extra]
+    out = ["--out", str(tmp_path / "CAL.json")] if "--out" not in extra else []
+    calibrated = []
+    monkeypatch.setattr("cueref.commands.calibrate.calibrate_frames", lambda *a, **k: calibrated.append(1))
+    code = main(["calibrate", str(png), "--table", "ficha", *out, *extra])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("cueref calibrate: error:") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not calibrated and sorted(p.name for p in tmp_path.iterdir()) == []
+    assert "/.CAL.json." not in err  # never a temporary file's name
+
+
+@pytest.mark.parametrize("display", [None, ":97"], ids=["no DISPLAY", "a display nobody serves"])
+def test_interactive_without_a_display_is_refused_with_what_to_do(frame_png, tmp_path, capsys, monkeypatch, display):
+    """OpenCV's GUI would abort the process; cueref says what to do instead."""
+    _, png = frame_png
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    if display is None:
+        monkeypatch.delenv("DISPLAY", raising=False)
+    else:
+        monkeypatch.setenv("DISPLAY", display)
+    code = main(["calibrate", str(png), "--table", "ficha", "--out", str(tmp_path / "CAL.json"), "--interactive"])
+    err = capsys.readouterr().err
+    assert code == 1 and "--interactive needs a window" in err and "--corners" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "CAL.json").exists()

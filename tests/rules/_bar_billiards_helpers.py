@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from calibration.table import resolve_profile
 from rules.bar_billiards import BREAK_OFF, ENDGAME, BarBilliardsDecision, BarBilliardsRules, State
-from rules.base import Shot
+from rules.base import Referee, Shot
 from tracking.events import (
     AtRest,
     BallBall,
@@ -127,3 +127,17 @@ def play(st: State, shot: Shot) -> tuple[BarBilliardsDecision, State]:
     """Judge and advance."""
     d = ENGINE.judge(st, shot)
     return d, ENGINE.advance(st, d)
+
+
+def referee_at(st: State) -> Referee:
+    """A referee taking the frame on from ``st``."""
+    return Referee(ENGINE, state=st)
+
+
+def feed(referee: Referee, *items: Shot | Event) -> BarBilliardsDecision | None:
+    """Feed shots (their inputs and events) and events to ``referee``; the last call they complete."""
+    steps = []
+    for item in items:
+        for e in (item.before + item.events if isinstance(item, Shot) else (item,)):
+            steps += referee.feed(e)
+    return steps[-1].decision if steps else None

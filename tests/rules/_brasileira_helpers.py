@@ -1,14 +1,14 @@
 """Builders for the Sinuca Brasileira tests: events for one shot, and a small driver that plays
-shots through the engine the way :func:`rules.base.replay` does (nomination offered to ``on_input``
-first, then the shot judged, then the state advanced)."""
+shots and inputs through a :class:`rules.base.Referee`, the way :func:`rules.base.replay` does."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from calibration.table import resolve_profile
-from rules.base import Shot
-from rules.brasileira import BrasileiraDecision, BrasileiraRules, State
+from rules.base import Referee, Shot
+from tests.rules._driven import Driven
+from rules.brasileira import BrasileiraDecision, BrasileiraRules
 from tracking.events import (
     AtRest,
     BallBall,
@@ -56,12 +56,12 @@ def shot_events(t_s: float, *, first: str | None = "red", pots: Sequence[tuple[s
     return events
 
 
-class Game:
+class Game(Driven):
     """Plays shots through a :class:`BrasileiraRules` engine, keeping the state and the calls."""
 
     def __init__(self, options: Mapping[str, Any] | None = None, players: Sequence[str] = ("A", "B"), profile: str = "brasileira"):
         self.engine = BrasileiraRules(resolve_profile(profile))
-        self.state: State = self.engine.initial_state(players, options)
+        self.referee = Referee(self.engine, players, options)
         self.t_s = 0.0
         self.index = 0
         self.decisions: list[BrasileiraDecision] = []
@@ -90,32 +90,25 @@ class Game:
         return Shot(self.index, tuple(events), tuple(ins))
 
     def judge(self, shot: Shot) -> BrasileiraDecision:
-        """Offer the shot's operator inputs to on_input (as replay does), then judge and advance."""
+        """Feed the shot's inputs and events to the referee; the call on the shot."""
         self.log.extend(shot.before + shot.events)
-        for e in shot.before:
-            if isinstance(e, OperatorInput):
-                d = self.engine.on_input(self.state, e)
-                if d is not None:
-                    self._take(d)
-        d = self.engine.judge(self.state, shot)
-        self._take(d)
+        steps = [st for e in shot.before + shot.events for st in self.referee.feed(e)]
+        self._take(steps)
         self.t_s = shot.events[-1].t_s
         self.index += 1
-        return d
+        return steps[-1].decision
 
     def play(self, nominate: tuple[str, str] | None = None, **kw: Any) -> BrasileiraDecision:
         return self.judge(self.shot(nominate, **kw))
 
     def input(self, event: OperatorInput) -> BrasileiraDecision | None:
+        steps = self.referee.feed(event)
         self.log.append(event)
-        d = self.engine.on_input(self.state, event)
-        if d is not None:
-            self._take(d)
-        return d
+        self._take(steps)
+        return steps[-1].decision if steps else None
 
-    def _take(self, d: BrasileiraDecision) -> None:
-        self.decisions.append(d)
-        self.state = self.engine.advance(self.state, d)
+    def _take(self, steps) -> None:
+        self.decisions += [st.decision for st in steps]
 
     def open(self) -> BrasileiraDecision:
         """A legal opening shot (rule 12): the red hit, nothing potted, no snooker."""

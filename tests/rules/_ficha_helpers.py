@@ -12,7 +12,8 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from calibration.table import resolve_profile
-from rules.base import Shot
+from rules.base import Referee
+from tests.rules._driven import Driven
 from rules.ficha import Balls, FichaDecision, FichaRules, State
 from tracking.events import (
     Answer,
@@ -85,17 +86,15 @@ def mid_frame(state: State, red_left: Sequence[str] = REDS, yellow_left: Sequenc
     return replace(state, balls=balls, shots_in_frame=5, shooter=shooter or state.shooter)
 
 
-class Match:
-    """A match being played in a test: shots and inputs go through the engine and advance the state."""
+class Match(Driven):
+    """A match being played in a test: events and inputs go through a :class:`rules.base.Referee`."""
 
     def __init__(self, players: Sequence[str] = ("A", "B"), options: Mapping[str, Any] | None = None,
                  state: State | None = None, engine: FichaRules = ENGINE):
         self.engine = engine
-        self.state = state if state is not None else engine.initial_state(players, options)
+        self.referee = Referee(engine, players, options, state=state)
         self.t = 1.0
-        self.index = 0
         self.decisions: list[FichaDecision] = []
-        self.before: list[Event] = []
 
     def mid(self, **kw: Any) -> "Match":
         self.state = mid_frame(self.state, **kw)
@@ -104,42 +103,40 @@ class Match:
     def hand(self, event_cls: type[Event], **kw: Any) -> None:
         """A hand event (or an operator input that waits for the next shot) before the next shot."""
         self.t = round(self.t + 0.2, 6)
-        e = event_cls(t_s=self.t, **kw)
-        if isinstance(e, OperatorInput):
-            d = self.engine.on_input(self.state, e)
-            assert d is None, f"{e.kind} acted at once: {d.explanation if d else ''}"
-        self.before.append(e)
+        steps = self.referee.feed(event_cls(t_s=self.t, **kw))
+        assert not steps, f"{event_cls.kind} acted at once: {steps[0].decision.explanation}"
+
+    def events(self, events: Sequence[Event]) -> FichaDecision:
+        """Feed a shot's events; the call on it."""
+        steps = [st for e in events for st in self.referee.feed(e)]
+        self.t = max(self.t, events[-1].t_s)
+        assert steps, "the events completed no shot"
+        return self._take(steps)
 
     def shot(self, *steps: Any, **kw: Any) -> FichaDecision:
         self.t = round(self.t + 1.0, 6)
         events = shot_events(self.t, *steps, **kw)
-        self.t = events[-1].t_s
-        s = Shot(self.index, tuple(events), tuple(self.before))
-        self.index += 1
-        self.before = []
-        d = self.engine.judge(self.state, s)
-        return self._take(d)
+        if not kw.get("rest", True):  # a shot never seen at rest: the log ends there
+            for e in events:
+                self.referee.feed(e)
+            return self._take(self.referee.finish())
+        return self.events(events)
 
     def say(self, event_cls: type[OperatorInput], **kw: Any) -> FichaDecision | None:
         """An operator input that may act at once."""
         self.t = round(self.t + 0.2, 6)
-        e = event_cls(t_s=self.t, **kw)
-        d = self.engine.on_input(self.state, e)
-        if d is None:
-            self.before.append(e)
-            return None
-        return self._take(d)
+        steps = self.referee.feed(event_cls(t_s=self.t, **kw))
+        return self._take(steps) if steps else None
 
     def answer(self, value: str) -> FichaDecision:
-        assert self.state.pending is not None, "no question pending"
-        d = self.say(Answer, question=self.state.pending.id, answer=value)
+        assert self.pending is not None, "no question pending"
+        d = self.say(Answer, question=self.pending.id, answer=value)
         assert d is not None
         return d
 
-    def _take(self, d: FichaDecision) -> FichaDecision:
-        self.state = self.engine.advance(self.state, d)
-        self.decisions.append(d)
-        return d
+    def _take(self, steps) -> FichaDecision:
+        self.decisions += [st.decision for st in steps]
+        return steps[-1].decision
 
 
 def rack_positions(**moves: tuple[float, float]) -> dict[str, tuple[float, float]]:

@@ -1,4 +1,4 @@
-"""Sinuca Brasileira engine: one case per rule of seed 001 (rule numbers as rules/brasileira.py
+"""Sinuca Brasileira engine: one case per rule of "Sinuca Brasileira (Brazilian Snooker)" (rule numbers as rules/brasileira.py
 numbers them), the rulebook's own examples, operator inputs, re-spotting, and property tests."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import get_engine
-from rules.base import RulesError, frozen_map, replay
+from rules.base import Referee, RulesError, frozen_map, replay
 from rules.brasileira import PRECEDENCE, BrasileiraRules, Foul, Mode
 from tests.rules._brasileira_helpers import (
     CUE_REST,
@@ -31,6 +31,7 @@ from tests.rules._brasileira_helpers import (
 )
 from tracking.events import (
     Answer,
+    AtRest,
     BallBall,
     BallTouched,
     Concession,
@@ -41,6 +42,7 @@ from tracking.events import (
     OperatorFoul,
     Override,
     PlayAgain,
+    ShotStart,
     Unobserved,
     read_events,
 )
@@ -236,19 +238,24 @@ def test_2_the_opening_table_and_the_red_on():
 # ---- rule 4: nominations --------------------------------------------------------------------------------
 
 
-def test_4_a_shot_without_a_nomination_is_refused():
+def test_4_a_shot_without_a_nomination_is_asked_then_judged():
+    """Rule 4 (every shot that happened gets a call): a shot with no nomination was refused; now
+    the operator is asked which ball and pocket were nominated, and the shot is judged."""
     g = opened()
-    with pytest.raises(RulesError, match=r"shot 1 has no nomination: nominate a ball and a pocket before the shot \(brasileira rule 4\)"):
-        g.play(None, first="red")
+    d = g.play(None, first="red", pots=[("red", "BR")])
+    assert d.pending is not None and d.pending.id == "s1:nomination"
+    assert "brasileira rule 4: shot 1 has no nomination: which ball and pocket did B nominate?" == d.pending.text
+    assert "red@BR" in d.pending.options and all(o.split("@")[0] in OBJECT_BALLS for o in d.pending.options)
+    d = g.input(Answer(t_s=g.t_s + 1, question=d.pending.id, answer="red@BR"))
+    assert d.fouls == () and d.points_potted == 1 and d.next_mode is Mode.BONUS
 
 
 def test_4_a_nomination_after_the_strike_does_not_count():
     g = opened()
     shot = g.shot(None, first="red")
     late = Nomination(t_s=shot.t_s + 0.1, ball="red", pocket="BR")
-    shot = replace(shot, before=(late,))
-    with pytest.raises(RulesError, match="no nomination"):
-        g.engine.judge(g.state, shot)
+    d = g.engine.judge(g.state, replace(shot, before=(late,)))
+    assert d.pending is not None and "no nomination" in d.pending.text
 
 
 @pytest.mark.parametrize("ball, pocket, message", [
@@ -268,18 +275,34 @@ def test_4_a_ball_not_on_the_table_cannot_be_nominated():
         g.input(Nomination(t_s=30.0, ball="red", pocket="BR"))
 
 
-def test_12_only_the_red_may_be_nominated_for_the_opening_shot():
-    with pytest.raises(RulesError, match=r"opening shot must be played at the red.*rule 12"):
-        fresh().input(Nomination(t_s=1.0, ball="pink", pocket="TR"))
+def test_12_the_opening_shot_is_played_at_the_red_whatever_is_nominated():
+    """Rule 12 (every shot that happened gets a call): a nomination of the pink for the opening shot was refused; now the shot is
+    judged: played at the pink, it is a foul, since the opening shot must hit the red."""
+    g = fresh()
+    assert g.input(Nomination(t_s=1.0, ball="pink", pocket="TR")) is None
+    d = g.play(first="pink")
+    assert d.fouls == (Foul.WRONG_BALL_FIRST,) and d.shot_kind.value == "opening" and "brasileira 12" in d.rules
 
 
 def test_13_2_after_a_potted_penalty_ball_the_ball_on_must_be_played():
     g = opened()
     g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
-    with pytest.raises(RulesError, match=r"the red \(the ball on\) must be played next.*13.2"):
-        g.input(Nomination(t_s=g.t_s + 1, ball="blue", pocket="TM"))
     d = g.play(("red", "BR"), first="red", pots=[("red", "BR")])
     assert d.fouls == () and d.next_mode is Mode.BONUS
+
+
+@pytest.mark.parametrize("foul_value, points", [("seven", 7), ("lowest_on_table", 1), ("highest_involved", 5)])
+def test_13_2_another_colour_nominated_after_a_potted_penalty_ball_is_a_foul(foul_value, points):
+    """13.2 (every shot that happened gets a call): nominating the blue again after potting it as a penalty ball was refused, so the
+    shot was never judged; now it is a foul worth seven points (or the variation's value), the blue
+    potted scores nothing and is re-spotted, and the opponent plays the red."""
+    g = opened({"foul_value": foul_value})
+    g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
+    assert g.input(Nomination(t_s=g.t_s + 1, ball="blue", pocket="TM")) is None
+    d = g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
+    assert Foul.BALL_ON_NOT_PLAYED in d.fouls and "brasileira 13.2" in d.rules and d.foul_points == points
+    assert d.points_potted == 0 and d.respots == (("blue", SPOTS["blue"]),) and d.next_player == "A"
+    assert g.scores == {"A": points, "B": 5}
 
 
 # ---- the rulebook's examples ------------------------------------------------------------------------------
@@ -312,11 +335,13 @@ def test_V0_example_the_green_nominated_after_the_blues():
     assert "green" not in g.state.on_table
 
 
-def test_V0_off_the_blue_cannot_be_repeated():
+def test_V0_off_the_blue_repeated_is_a_foul():
+    """Without the PENALTY SHOTS variation the blue cannot be played again after it was potted as a
+    penalty ball (13.2); that shot was refused, now it is a foul."""
     g = clear_to(Game(), "green")
     g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
-    with pytest.raises(RulesError, match="penalty_repeat"):
-        g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
+    d = g.play(("blue", "TM"), first="blue", pots=[("blue", "TM")])
+    assert d.fouls == (Foul.BALL_ON_NOT_PLAYED,) and d.points_potted == 0 and "brasileira 13.2" in d.rules
 
 
 def test_V1_example_penalty_two():
@@ -354,8 +379,6 @@ def test_13_3_example_the_pink_black_ending():
     p = g.state.to_play
     start = g.scores[p]
     g.play(("black", "TR"), first="black", pots=[("black", "TR")])
-    with pytest.raises(RulesError, match="the pink"):
-        g.input(Nomination(t_s=g.t_s + 1, ball="black", pocket="TR"))
     d = g.play(("pink", "TM"), first="pink", pots=[("pink", "TM")])
     assert d.next_mode is Mode.BONUS and d.on_table == ("black",)
     d = g.play(("black", "TR"), first="black", pots=[("black", "TR")])
@@ -481,7 +504,7 @@ def test_pending_first_contact_is_asked_and_answered():
                extra=lambda t: [BallBall(t_s=t + 0.9, a="cue", b="red")])
     assert d.pending is not None and d.pending.options == ("yellow", "red")
     assert "first contact yellow or red?" in d.pending.text
-    assert g.state.scores == state.scores and g.state.on_table == state.on_table and g.state.pending == d.pending
+    assert g.state.scores == state.scores and g.state.on_table == state.on_table and g.referee.pending == d.pending
     with pytest.raises(RulesError, match="pending"):
         g.play(("red", "BR"))
     with pytest.raises(RulesError, match="answer one of"):
@@ -628,7 +651,8 @@ def test_options_are_recorded_and_registry():
     engine = get_engine("brasileira")
     assert isinstance(engine, BrasileiraRules) and engine.name == "brasileira"
     state = engine.initial_state(["A", "B"], {"foul_value": "highest_involved", "penalty_repeat": "true"})
-    assert state.options_record == {"foul_value": "highest_involved", "penalty_repeat": True, "frames": 1, "min_confidence": 0.6}
+    assert state.options_record == {"foul_value": "highest_involved", "penalty_repeat": True, "frames": 1, "min_confidence": 0.6,
+                                    "start": "rack", "start_player": "", "start_scores": "", "start_balls": ""}
     semi = get_engine("brasileira", "brasileira-semi")
     assert semi.profile.name == "brasileira-semi"
 
@@ -683,8 +707,8 @@ def test_cueref_judge_with_a_calls_file(tmp_path, capsys):
     assert "all expected decisions" in capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 7 and "facts" not in rows[0] and rows[4]["explanation"].startswith("brasileira 13.4")
-    assert main(["judge", str(camera), "--check", str(expected)]) == 1  # without the nominations: refused
-    assert "has no nomination" in capsys.readouterr().err
+    assert main(["judge", str(camera), "--check", str(expected)]) == 1  # without the nominations: asked, not judged
+    assert "has no nomination" in capsys.readouterr().out
 
 
 # ---- properties ---------------------------------------------------------------------------------------------
@@ -767,3 +791,64 @@ def test_properties_scores_grow_points_add_up_frame_ends_once(data, foul_value, 
     assert g.state.match_winner == max(g.decisions[-1].scores, key=lambda p: g.decisions[-1].scores[p])
     with pytest.raises(RulesError, match="match is over"):
         g.play(("black", "TR"), first="black")
+
+
+# ---- bad input: a clear call, never an internal error -----------------------------------
+
+
+def test_4_an_override_to_a_wrong_pocket_when_nothing_dropped_is_a_call_not_an_internal_error():
+    """The sequence that stopped the engine with StopIteration: a nomination, a shot at the red seen
+    without positions, the opening's snooker question answered "no", then an override of the fouls to
+    wrong_pocket (rule 4) although the red did not drop."""
+    referee = Referee(get_engine("brasileira"), ("A", "B"))
+    events = [Nomination(t_s=0.5, ball="red", pocket="BR"), ShotStart(t_s=1.0, ball="cue"),
+              BallBall(t_s=1.5, a="cue", b="red"), AtRest(t_s=4.0)]
+    steps = [st for e in events for st in referee.feed(e)]
+    assert steps[-1].decision.pending is not None and steps[-1].decision.pending.id == "s0:snooker"
+    d = referee.feed(Answer(t_s=5.0, question="s0:snooker", answer="no"))[-1].decision
+    assert d.fouls == () and d.next_player == "B" and not d.reset
+    d = referee.feed(Override(t_s=6.0, field="fouls", value="wrong_pocket"))[-1].decision
+    assert d.amends and d.fouls == (Foul.WRONG_POCKET,) and "the red was not potted, nominated BR" in d.explanation
+    assert d.foul_points == 7 and d.next_player == "B" and "brasileira 12" in d.rules
+
+
+# ---- a frame joined mid-way (option start=mid_frame) ---------------------------------------------------------
+
+
+def test_13_3_from_a_mid_frame_position_read_off_the_first_strike():
+    """Joined with the pink and the black on the table (and a ball hidden by the camera above the
+    pink would still count): B, 12-30 down, nominates the black as a penalty shot (13.3) and pots it."""
+    g = Game({"start": "mid_frame", "start_player": "B", "start_scores": "A=30,B=12"})
+    assert g.state.to_play == "B" and g.scores == {"A": 30, "B": 12} and g.state.mode is Mode.CHOICE
+    start = layout(("pink", "black"), CUE_REST)
+    d = g.play(("black", "TR"), first="black", pots=[("black", "TR")], start=start, end=layout(("pink",), CUE_REST))
+    assert d.fouls == () and d.shot_kind.value == "penalty" and d.points_potted == 7 and d.ball_on == "pink"
+    assert g.state.on_table == frozenset({"pink", "black"}) and g.scores == {"A": 30, "B": 19} and "brasileira 13.3" in d.rules
+
+
+def test_1_end_from_a_mid_frame_position_given_by_start_balls():
+    g = Game({"start": "mid_frame", "start_balls": "black", "start_scores": "A=40,B=41"})
+    assert g.state.on_table == frozenset({"black"}) and not g.state.start_unseen
+    d = g.play(("black", "BR"), first="black", pots=[("black", "BR")], start=layout(("black",), CUE_REST))
+    assert d.frame_over and d.winner == "A" and dict(d.scores) == {"A": 47, "B": 41}
+
+
+def test_mid_frame_a_ball_hidden_above_the_lowest_one_seen_is_still_on_the_table():
+    g = Game({"start": "mid_frame"})
+    start = layout(("brown", "pink", "black"), CUE_REST)  # the blue is hidden from the camera
+    d = g.play(("brown", "BL"), first="brown", start=start)
+    assert d.fouls == () and g.state.on_table == frozenset({"brown", "blue", "pink", "black"})
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"start_player": "B"}, "need start=mid_frame"),
+    ({"start_scores": "A=3"}, "need start=mid_frame"),
+    ({"start": "mid_frame", "start_player": "C"}, "not a player"),
+    ({"start": "mid_frame", "start_scores": "C=3"}, "player=points"),
+    ({"start": "mid_frame", "start_scores": "A=-3"}, "player=points"),
+    ({"start": "mid_frame", "start_balls": "purple"}, "purple"),
+    ({"start": "mid_frame", "start_balls": "cue"}, "needs an object ball"),
+])
+def test_mid_frame_start_options_are_checked(options, message):
+    with pytest.raises(RulesError, match=message):
+        Game(options)

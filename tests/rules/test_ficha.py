@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from rules import get_engine
-from rules.base import RulesError, Shot, replay
+from rules.base import Referee, RulesError, Shot, replay
 from rules.ficha import PRECEDENCE, FichaRules, Foul, Options, RemovalMode
 from tests.rules._ficha_helpers import ENGINE, PROFILE, R, YELLOWS, Match, mid_frame, rack_positions, shot_events
 from tracking.events import (
@@ -153,7 +153,7 @@ def test_4_4_1_snookered_no_path_no_cushion_frame_to_opponent_after_confirmation
     m = Match().mid()
     d = m.shot(("hit", "cue", "y1"), positions=SURROUNDED)
     assert d.pending is not None and "4.4.1" in d.pending.text and d.pending.options == ("yes", "no")
-    assert m.state.frame == 1 and m.state.pending is not None
+    assert m.state.frame == 1 and m.pending is not None
     d = m.answer("yes")
     assert d.frame_over and d.winner == "B" and d.frame_end == "snookered" and "4.4.1" in d.rules
 
@@ -452,7 +452,7 @@ def test_low_confidence_first_contact_asks_and_resumes():
     m = Match().mid()
     d = m.shot(("hit", "cue", "r2", {"confidence": 0.3}), ("hit", "cue", "y1"))
     assert d.pending is not None and d.pending.text.endswith("first contact r2 or y1?")
-    assert m.state.shooter == "A" and m.state.pending is not None
+    assert m.state.shooter == "A" and m.pending is not None
     with pytest.raises(RulesError, match="pending"):
         m.shot(("hit", "cue", "r1"))
     d = m.answer("y1")
@@ -484,7 +484,7 @@ def test_unobserved_shot_needs_confirmation():
 def test_answer_without_question_is_refused():
     m = Match()
     with pytest.raises(RulesError, match="no question is pending"):
-        ENGINE.on_input(m.state, Answer(t_s=1.0, question="x", answer="y"))
+        m.say(Answer, question="x", answer="y")
 
 
 # ---- override --------------------------------------------------------------------------------------
@@ -741,7 +741,7 @@ def test_properties_random_matches(data):
         "rule_4233_clear_opponent": data.draw(st.booleans()),
     }
     engine = ENGINE
-    state = engine.initial_state(players, options)
+    referee = Referee(engine, players, options)
     log: list[Event] = []
     before: list[Event] = []
     calls = []  # (shot index, player, fouls, next_player, frame_over, winner) of every non-pending call, in order
@@ -749,13 +749,18 @@ def test_properties_random_matches(data):
     index = 0
     frames_ended: list[int] = []
 
-    def take(d):
-        nonlocal state
-        s0 = state
-        state = engine.advance(state, d)
+    def feed(e):
+        """Feed one event to the referee and check every call it completes."""
+        s0 = referee.state
+        for step in referee.feed(e):
+            take(step.decision, s0)
+            s0 = referee.state
+
+    def take(d, s0):
+        state = referee.state
         _check_partition(state)
         if d.pending is not None:
-            assert state.pending == d.pending and state.balls == s0.balls and state.frame == s0.frame
+            assert referee.pending == d.pending and state.balls == s0.balls and state.frame == s0.frame
             return
         calls.append((d.shot, d.player, d.fouls, d.next_player, d.frame_over, d.winner))
         s = s0
@@ -769,6 +774,7 @@ def test_properties_random_matches(data):
         assert sum(state.score) == len(frames_ended)
 
     for _ in range(data.draw(st.integers(5, 60), label="steps")):
+        state = referee.state
         if state.match_over:
             break
         action = data.draw(st.sampled_from(["shot"] * 24 + ["warning", "concession", "place", "place", "remove", "remove", "touch", "choice", "opfoul"]), label="action")
@@ -782,20 +788,19 @@ def test_properties_random_matches(data):
             if at_strike[1].match_over:
                 break  # a foul while aiming ended the match: no shot follows (it stays unjudged without one)
             events = _draw_shot(data, at_strike[1], t)
-            shot = Shot(index, tuple(events), tuple(before))
             log += events
             before = []
             index += 1
             t = events[-1].t_s
-            d = engine.judge(state, shot)
-            take(d)
-            while state.pending is not None:
+            for e in events:
+                feed(e)
+            while referee.pending is not None:
                 t = round(t + 0.1, 6)
-                q = state.pending
+                q = referee.pending
                 value = answers[q.id] if q.id in answers else data.draw(st.sampled_from(q.options), label="answer")
                 ans = Answer(t_s=t, question=q.id, answer=value)
                 log.append(ans)
-                take(engine.on_input(state, ans))
+                feed(ans)
             continue
         if action == "warning":
             e = Warning(t_s=t, player=data.draw(st.sampled_from(players)))
@@ -815,10 +820,8 @@ def test_properties_random_matches(data):
             continue
         log.append(e)
         before.append(e)
-        if isinstance(e, (Warning, Concession, RemovalChoice, OperatorFoul)):
-            d = engine.on_input(state, e)
-            if d is not None:
-                take(d)
+        feed(e)
+    state = referee.state
 
     # a frame ends exactly once: frame numbers end in order, each once
     assert frames_ended == list(range(1, len(frames_ended) + 1))
@@ -918,9 +921,8 @@ def test_4_2_drop_order_too_close_to_call(answer, next_player):
     m = Match().mid()
     events = shot_events(5.0, ("hit", "cue", "r1"), ("hit", "r1", "y1"), ("pot", "r1", "TL"),
                          Pot(t_s=5.32, ball="y1", pocket="TR"))
-    d = ENGINE.judge(m.state, Shot(0, tuple(events)))
+    d = m.events(events)
     assert d.pending is not None and d.pending.text == "ficha 4.2: which dropped last, r1 or y1?"
-    m.state = ENGINE.advance(m.state, d)
     d = m.answer(answer)
     assert d.next_player == next_player and d.potted[-1] == answer
 
@@ -997,3 +999,43 @@ def test_mid_frame_start_from_the_first_strike_needs_positions_that_make_sense()
         Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"))
     with pytest.raises(RulesError, match="at least one of B's balls"):
         Match(options={"start": "mid_frame"}).shot(("hit", "cue", "r1"), positions=rack_positions(y1=None, y2=None, y3=None, y4=None))
+
+
+# ---- every shot that happened gets a call ----------------------------------------------------------------
+
+
+def test_5_3_the_shooters_last_ball_off_the_table_is_respotted_and_can_still_win():
+    """5.3, 5.3.1: the last red leaves the table: it has not dropped, so it is re-spotted; removal of
+    one of B's balls, the turn passes (it used to count as the fourth ball dropped on a foul, 6.1,
+    and give B the frame). A pots it later and wins (6.1)."""
+    m = Match().mid(red_left=("r1",))
+    d = m.shot(("hit", "cue", "r1"), ("off", "r1"))
+    assert d.fouls == (Foul.OFF_TABLE,) and not d.frame_over and d.next_player == "B" and d.removals_due == ("B",)
+    assert "5.3" in d.rules and "r1" in m.state.balls.lifted
+    m.hand(BallPlaced, ball="r1", xy_mm=(30.0, 400.0))  # 5.3.1: against a cushion
+    m.hand(RemovalChoice, ball="y4")
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.player == "B" and d.removed == ("y4",) and d.next_player == "A" and "r1" in m.state.balls.on_table
+    d = m.shot(("hit", "cue", "r1"), ("pot", "r1", "TL"))
+    assert d.frame_over and d.winner == "A" and d.frame_end == "cleared" and "6.1" in d.rules
+
+
+def test_5_3_the_opponents_last_ball_off_the_table_has_not_dropped():
+    """5.3.1: B's last ball knocked off the table is re-spotted, not potted: no 4.2.3.2 win for B."""
+    m = Match(options={"removal_of_last_ball_wins": False}).mid(yellow_left=("y1",))
+    d = m.shot(("hit", "cue", "r1"), ("hit", "r1", "y1"), ("off", "y1"))
+    assert d.fouls == (Foul.OFF_TABLE,) and not d.frame_over and d.next_player == "B" and "y1" in m.state.balls.lifted
+    d = m.shot(("hit", "cue", "y1"))
+    assert d.respotted == ("y1",) and d.player == "B" and d.fouls == ()
+
+
+@pytest.mark.parametrize("answer, where", [("yes", "on_table"), ("no", "potted")])
+def test_4_2_a_potted_ball_put_back_by_hand_is_asked_not_refused(answer, where):
+    """4.2: potted balls stay down. A potted ball put back on the table by hand was refused; now the
+    referee says whether it is back in play (the record was wrong) or stays potted."""
+    m = Match().mid(red_left=("r1", "r2", "r3"))
+    m.hand(BallPlaced, ball="r4", xy_mm=(300.0, 300.0))
+    d = m.shot(("hit", "cue", "r1"))
+    assert d.pending is not None and d.pending.id.startswith("s0:placed_back") and "r4 was potted" in d.pending.text
+    d = m.answer(answer)
+    assert d.pending is None and d.fouls == () and m.state.balls.where("r4") == where

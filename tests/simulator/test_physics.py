@@ -465,7 +465,8 @@ def test_bar_billiards_endgame_scoreboard_is_a_cushion_and_covers_holes():
 
 def test_root_isolation_matches_known_roots():
     """The contact-time solver against quartics built from known roots (some clustered)."""
-    from simulator.physics import _real_roots, _solve
+    from simulator.physics.collisions import _solve
+    from simulator.physics.roots import _real_roots
 
     rng = np.random.default_rng(9)
     for _ in range(300):

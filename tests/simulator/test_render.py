@@ -80,7 +80,7 @@ def test_rendered_ball_centres_match_the_ground_truth_at_1080p(hd_plain):
 
 
 def test_rendered_ball_centres_match_the_ground_truth_to_half_a_pixel(ficha, tilted_plain):
-    """Issue 3, done-when: a rendered frame's ball centres agree with the truth to under 0.5 px."""
+    """A rendered frame's ball centres agree with the truth to under 0.5 px."""
     R, cam = tilted_plain, tilted_plain.camera
     r = ficha.ball_radius_mm
     # balls spread to the corners (where perspective and distortion matter most) and one in the air
@@ -262,7 +262,7 @@ def test_renders_a_ficha_frame_at_15_fps_or_more_at_720p(ficha):
 
 @pytest.mark.parametrize("low_light", [False, True])
 def test_close_colours_stay_apart_in_hue(low_light):
-    """Issue 3 item 6: orange and yellow in one set; their hues differ in the picture, even in low light."""
+    """Orange and yellow in one set; their hues differ in the picture, even in low light."""
     import cv2
 
     from calibration.table import profile_from_spec

@@ -3,10 +3,10 @@
 import json
 from dataclasses import replace
 
+from rules import GAMES
 from simulator.groundtruth import read_truth
 from simulator.samples import SAMPLES, build_sample, corpus_specs, sample
 from simulator.scenarios import SCENARIOS
-from simulator.script import GAMES
 
 
 def test_the_sample_set_is_well_formed():
@@ -16,7 +16,7 @@ def test_the_sample_set_is_well_formed():
         assert s.game in GAMES
         assert s.scenario is None or s.scenario in SCENARIOS
         assert s.name.split("/")[0] in ("ficha", "brasileira", "bar-billiards", "hard")
-    # issue 3 item 6: low light, a camera bump and close colours are in the set
+    # the hard cases: low light, a camera bump and close colours are in the set
     assert any(s.low_light for s in SAMPLES) and any(s.bump_at_s for s in SAMPLES)
     assert any(s.profile and "orange" in s.profile for s in SAMPLES)
     assert {s.fps for s in SAMPLES} >= {25.0, 29.97, 30.0, 50.0, 60.0}

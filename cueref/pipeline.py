@@ -1,0 +1,318 @@
+"""The referee's pipeline as a library object: frames in, one :class:`FrameResult` per frame out.
+
+::
+
+    stages = Stages(detector, tracker, inferer, referee, keeper)     # passed in: tests use stand-ins
+    for result in run(frames, stages, calls):                         # frames: Frame(index, t_s, image)
+        ...                                                           # draw, write files, print: consumers
+
+Per frame, in the pipeline's one direction (``STYLE.md`` section 5):
+
+1. the **calibration keeper** (:class:`calibration.monitor.CalibrationKeeper`) checks the frame against
+   the calibration; a new calibration (the camera bumped and recalibrated, or a drift followed) is
+   handed to vision with ``detector.recalibrate(calibration)``;
+2. **vision** (``detector.detect(image, frame, t_s) -> FrameDetections``) finds balls and pins in table
+   millimetres; a frame the keeper could not check is passed on with ``valid=False`` (and, while there
+   is no calibration at all, with no detections);
+3. **tracking** (``tracker.update(detections) -> tracks``, every frame) and **event inference**
+   (``inferer.step(tracks) -> [Event]``, ``inferer.finish()`` at the end of the video) turn tracks into
+   camera events;
+4. the **event log** is the camera's events, the operator's calls (a calls file: nominations,
+   concessions, answers) and the pipeline's own ``unobserved`` spans (the camera moved and the table
+   was recalibrated) merged by time exactly as :func:`cueref.calls.merge_by_time` merges files: a call
+   or a span enters the log just before the first camera event at or after its time (so a call waits
+   for the camera to get past it), and whatever is left enters at the end;
+5. the **referee** (:class:`rules.base.Referee`) takes the log one event at a time and returns the
+   steps (decisions) each completes.
+
+Decoding runs in its own thread through a bounded queue (:func:`cueref.video.prefetch`); the pipeline
+keeps nothing per frame, so memory stays flat in the video's length. Drawing, printing and the output
+files are consumers of the generator (:mod:`cueref.outputs`, :mod:`cueref.console`), never part of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import importlib
+import importlib.util
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Protocol, Sequence
+
+import numpy as np
+
+from calibration.camera import Calibration
+from calibration.monitor import CalibrationKeeper
+from cueref.calls import merge_key
+from cueref.video import Frame, prefetch
+from rules.base import Referee, RulesError, Step
+from tracking.events import Event, OperatorInput, Unobserved
+from vision.types import BallDetections, FrameDetections
+
+__all__ = [
+    "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
+    "run", "missing_stages", "load_stages",
+]
+
+log = logging.getLogger(__name__)
+
+
+# ---- the stages' contract ---------------------------------------------------------------------------
+
+
+class Detector(Protocol):
+    """Vision: ``vision.Detector(profile, calibration, config=None)``."""
+
+    def detect(self, image: np.ndarray, frame: int, t_s: float) -> FrameDetections: ...
+
+    def recalibrate(self, calibration: Calibration) -> None: ...
+
+
+class Tracker(Protocol):
+    """Tracking: ``tracking.tracker.BallTracker(profile, config=None)``. ``update`` returns a frozen
+    snapshot of the tracks; ``tracks.csv`` reads it through ``rows()`` (:mod:`cueref.outputs`)."""
+
+    def update(self, dets: FrameDetections) -> Any: ...
+
+
+class Inferer(Protocol):
+    """Event inference: ``tracking.infer.EventInferer(profile, config=None)``. ``step`` returns the events
+    that became certain this frame, in time order; ``finish`` those still open at the end."""
+
+    def step(self, tracks: Any) -> list[Event]: ...
+
+    def finish(self) -> list[Event]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Stages:
+    """The stateful objects one run uses (each serves one video, in order)."""
+
+    detector: Detector
+    tracker: Tracker
+    inferer: Inferer
+    referee: Referee
+    keeper: CalibrationKeeper | None = None  # None: the calibration is trusted for the whole video
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    queue_frames: int = 8  # decoded frames waiting for the pipeline (0: decode in this thread); 8 at 1080p is ~50 MB
+
+
+class PipelineError(RuntimeError):
+    """A stage broke its contract (an event inferred out of time order): a bug, not bad input."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FrameResult:
+    """What one frame produced.
+
+    ``events`` are the events that entered the event log with this frame, in log order (camera events,
+    operator calls and ``unobserved`` spans); ``steps`` the referee's decisions they completed, in
+    order. ``calibration`` is the keeper's status (``ok``, ``followed``, ``suspect``, ``recalibrating``,
+    ``recalibrated``; ``fixed`` without a keeper). ``problems`` are events the referee refused (one line
+    each; the run goes on). The ``last`` result of a video also holds what the inferer and the referee
+    gave at its end.
+    """
+
+    frame: Frame
+    detections: FrameDetections
+    tracks: Any
+    events: tuple[Event, ...] = ()
+    steps: tuple[Step, ...] = ()
+    calibration: str = "fixed"
+    problems: tuple[str, ...] = ()
+    last: bool = False
+
+    @property
+    def index(self) -> int:
+        return self.frame.index
+
+    @property
+    def t_s(self) -> float:
+        return self.frame.t_s
+
+    @property
+    def valid(self) -> bool:
+        """False when nothing may be inferred from this frame (the camera could not be checked)."""
+        return self.detections.valid
+
+
+# ---- the run ------------------------------------------------------------------------------------------
+
+
+def run(frames: Iterable[Frame], stages: Stages, calls: Sequence[Event] = (),
+        config: PipelineConfig = PipelineConfig()) -> Iterator[FrameResult]:
+    """Referee ``frames`` (in time order): one :class:`FrameResult` per frame.
+
+    ``calls`` are operator inputs (a calls file), merged into the event log by time. When the frame
+    source fails part-way (a damaged file), the frames before the damage are finished as a whole video
+    (the last result carries the end) and then the source's error is raised. Close the generator
+    (``contextlib.closing``) before closing the source: that stops the decoding thread.
+    """
+    joined = _Joiner(stages, calls)
+    source = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
+    try:
+        frame = next(source, None)
+        while frame is not None:
+            result = joined.step(frame)
+            try:
+                frame = next(source, None)
+            except Exception:
+                yield joined.finish(result)
+                raise
+            yield joined.finish(result) if frame is None else result
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+
+class _Joiner:
+    """The per-run state between the stages: the calibration in use, the open unobserved span, the
+    calls and spans waiting for their place in the log."""
+
+    def __init__(self, stages: Stages, calls: Sequence[Event]):
+        self.stages = stages
+        self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
+        self.classes: tuple[str, ...] = ()
+        self.blind_since: float | None = None  # first frame time of the current run of unchecked frames
+        self.lost = False  # the current run included a lost calibration: it becomes an unobserved span
+        self.last_t_s = 0.0
+        self.last_logged_t_s = float("-inf")
+        self.seq = itertools.count()
+        self.held: list[tuple[tuple[float, int, int, int], Event]] = []
+        for e in calls:
+            self._hold(e)
+
+    # -- one frame
+
+    def step(self, frame: Frame) -> FrameResult:
+        s = self.stages
+        status, valid, calibrated = "fixed", True, True
+        if s.keeper is not None:
+            state = s.keeper.update(frame.image, frame.t_s)
+            status, valid, calibrated = state.status, state.valid, state.calibration is not None
+            if calibrated and state.calibration is not self.calibration:
+                self.calibration = state.calibration  # the one vision has
+                s.detector.recalibrate(state.calibration)
+        if calibrated:
+            dets = s.detector.detect(frame.image, frame.index, frame.t_s)
+            self.classes = dets.balls.classes
+            if not valid:
+                dets = dataclasses.replace(dets, valid=False)
+        else:  # no calibration until the keeper finds the table again: nothing to look with
+            dets = FrameDetections(frame.index, frame.t_s, BallDetections.empty(frame.index, frame.t_s, self.classes), valid=False)
+        tracks = s.tracker.update(dets)
+        spans = self._track_blind_span(frame.t_s, valid, status)
+        self.last_t_s = frame.t_s
+        for span in spans:
+            self._hold(span)
+        events, steps, problems = self._log(s.inferer.step(tracks))
+        return FrameResult(frame, dets, tracks, events, steps, status, problems)
+
+    def finish(self, result: FrameResult) -> FrameResult:
+        """The end of the video, added to the last frame's result."""
+        if self.blind_since is not None and self.lost:
+            self._hold(self._span(self.last_t_s, recovered=False))
+        events, steps, problems = self._log(self.stages.inferer.finish(), flush=True)
+        problems_end: list[str] = []
+        try:
+            steps += tuple(self.stages.referee.finish())
+        except RulesError as e:
+            problems_end.append(f"end of the video: {e}")
+        return dataclasses.replace(
+            result, events=result.events + events, steps=result.steps + steps,
+            problems=result.problems + problems + tuple(problems_end), last=True,
+        )
+
+    # -- unobserved spans
+
+    def _track_blind_span(self, t_s: float, valid: bool, status: str) -> list[Unobserved]:
+        """Frames the keeper could not check form a run; a run in which the calibration was lost (the
+        camera moved) becomes an ``unobserved`` span from its first frame to the first good frame. A
+        short run that ends with the calibration standing (an arm over two cushions) is only marked
+        invalid frame by frame."""
+        if not valid:
+            if self.blind_since is None:
+                self.blind_since, self.lost = t_s, False
+            self.lost = self.lost or status == "recalibrating"
+            return []
+        spans = [self._span(t_s, recovered=True)] if self.blind_since is not None and self.lost else []
+        self.blind_since, self.lost = None, False
+        return spans
+
+    def _span(self, until_s: float, recovered: bool) -> Unobserved:
+        keeper = self.stages.keeper
+        lost = [e for e in (keeper.events if keeper is not None else ()) if e.kind == "lost"]
+        why = lost[-1].detail if lost else "the table could not be checked"
+        end = "recalibrated" if recovered else "not found again before the end of the video"
+        return Unobserved(t_s=self.blind_since, until_s=max(until_s, self.blind_since), reason=f"camera moved: {why}; {end}")
+
+    # -- the event log
+
+    def _hold(self, event: Event) -> None:
+        """A call or a span waits for the camera's events to reach its time."""
+        stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
+        heapq.heappush(self.held, (merge_key(event, stream, next(self.seq)), event))
+
+    def _log(self, inferred: Iterable[Event], flush: bool = False) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
+        """Merge the inferred events with the held calls and spans, feed them to the referee in log
+        order, and return what entered the log, the steps and the refusals."""
+        logged: list[Event] = []
+        for e in sorted(inferred, key=lambda e: e.t_s):
+            if e.t_s < self.last_logged_t_s:
+                raise PipelineError(
+                    f"event inference gave {e.kind} at {e.t_s:.3f} s after an event at {self.last_logged_t_s:.3f} s: "
+                    "events must come in time order")
+            while self.held and self.held[0][1].t_s <= e.t_s:
+                logged.append(heapq.heappop(self.held)[1])
+            logged.append(e)
+            self.last_logged_t_s = e.t_s
+        while flush and self.held:
+            logged.append(heapq.heappop(self.held)[1])
+        steps: list[Step] = []
+        problems: list[str] = []
+        for e in logged:
+            try:
+                steps += self.stages.referee.feed(e)
+            except RulesError as err:
+                log.warning("the referee refused %s at %.3f s: %s", e.kind, e.t_s, err)
+                problems.append(f"{e.kind} at {e.t_s:.2f} s: {err}")
+        return tuple(logged), tuple(steps), tuple(problems)
+
+
+# ---- the installed stages ------------------------------------------------------------------------------
+
+# stage -> the (module, name) each needs
+STAGES: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("vision", (("vision", "Detector"),)),
+    ("tracking", (("tracking.tracker", "BallTracker"), ("tracking.infer", "EventInferer"))),
+)
+
+
+def _provides(module: str, name: str) -> bool:
+    if importlib.util.find_spec(module) is None:
+        return False
+    return hasattr(importlib.import_module(module), name)
+
+
+def missing_stages() -> list[str]:
+    """The pipeline stages this build does not have yet."""
+    return [stage for stage, needs in STAGES if not all(_provides(m, n) for m, n in needs)]
+
+
+def load_stages(profile: Any, calibration: Calibration, referee: Referee, first_image: np.ndarray) -> Stages:
+    """The installed stages for one video: vision, tracking, event inference, the given referee, and a
+    calibration keeper that starts from ``first_image``."""
+    from tracking.infer import EventInferer
+    from tracking.tracker import BallTracker
+    from vision import Detector
+
+    return Stages(
+        detector=Detector(profile, calibration), tracker=BallTracker(profile), inferer=EventInferer(profile),
+        referee=referee, keeper=CalibrationKeeper(calibration, profile, first_image),
+    )
