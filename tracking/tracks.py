@@ -6,25 +6,21 @@ the ball is (the filtered estimate ``xy_mm`` and this frame's measurement ``z_mm
 and what the camera could see of it (``state``). Positions are table millimetres in the frame of
 :mod:`calibration.table`.
 
-:class:`TracksCsvWriter` writes snapshots as ``tracks.csv`` with exactly the columns
-``frame, t_s, ball, class, x_mm, y_mm, state, confidence`` (one row per ball on the table).
+:meth:`Tracks.rows` gives the snapshot's rows of ``tracks.csv`` (``ball, class, x_mm, y_mm, state,
+confidence``, one per ball on the table or seen in a pocket); the writers in ``cueref/`` add the
+frame and its time.
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from enum import IntEnum
-from pathlib import Path
-from typing import TextIO
 
 import numpy as np
 
 from vision.types import PinDetections
 
-__all__ = ["TrackState", "Tracks", "TracksCsvWriter", "CSV_COLUMNS", "ON_TABLE_STATES"]
-
-CSV_COLUMNS = ("frame", "t_s", "ball", "class", "x_mm", "y_mm", "state", "confidence")
+__all__ = ["TrackState", "Tracks", "ON_TABLE_STATES"]
 
 
 class TrackState(IntEnum):
@@ -95,45 +91,10 @@ class Tracks:
     def index(self, ball: str) -> int:
         return self.ids.index(ball)
 
-
-class TracksCsvWriter:
-    """Writes snapshots to ``tracks.csv``: one row per ball on the table (or seen in a pocket) per frame.
-
-    ``state`` is the lower-case :class:`TrackState` name; ``x_mm``/``y_mm`` the filtered position to
-    0.1 mm; ``confidence`` to 0.01. Repeated frames are written too (with the same values), so the
-    file has a row for every frame that had a ball. Use as a context manager, or call :meth:`close`.
-    """
-
-    def __init__(self, dest: str | Path | TextIO):
-        if isinstance(dest, (str, Path)):
-            self._fh: TextIO = open(dest, "w", encoding="utf-8", newline="")
-            self._own = True
-        else:
-            self._fh, self._own = dest, False
-        self._csv = csv.writer(self._fh, lineterminator="\n")
-        self._csv.writerow(CSV_COLUMNS)
-        self.rows = 0
-
-    def write(self, tracks: Tracks) -> None:
-        keep = np.flatnonzero(tracks.state != TrackState.OFF)
-        for i in keep:
-            x, y = tracks.xy_mm[i]
-            self._csv.writerow((
-                tracks.frame, f"{tracks.t_s:.6f}", tracks.ids[i], tracks.classes[i],
-                "" if not np.isfinite(x) else f"{x:.1f}", "" if not np.isfinite(y) else f"{y:.1f}",
-                _STATE_NAMES[TrackState(int(tracks.state[i]))], f"{float(tracks.confidence[i]):.2f}",
-            ))
-        self.rows += len(keep)
-        self._fh.flush()  # a crash loses at most the frame being written
-
-    def close(self) -> None:
-        if self._own:
-            self._fh.close()
-        else:
-            self._fh.flush()
-
-    def __enter__(self) -> "TracksCsvWriter":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def rows(self) -> list[tuple[str, str, float, float, str, float]]:
+        """``(ball, class, x_mm, y_mm, state, confidence)`` of every ball not OFF (``tracks.csv``): the
+        state is the lower-case :class:`TrackState` name (``seen``, ``occluded``, ``missing``,
+        ``airborne``, ``in_pocket``)."""
+        return [(self.ids[i], self.classes[i], float(self.xy_mm[i, 0]), float(self.xy_mm[i, 1]),
+                 _STATE_NAMES[TrackState(int(self.state[i]))], float(self.confidence[i]))
+                for i in np.flatnonzero(self.state != TrackState.OFF)]

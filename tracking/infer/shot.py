@@ -182,7 +182,7 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     meas = np.isfinite(z[:, 0])
     state = frames.state[:, i]
     on = state != TrackState.OFF
-    present0 = bool(on[0]) if len(on) else False
+    present0 = bool(on[min(frames.k_trigger, len(on) - 1)]) if len(on) else False  # on the table when the shot began
     ks = np.flatnonzero(meas)
     m = BallMotion(i, ball, present0, None, cfg.sigma_rest_mm)
     if len(ks) == 0:
