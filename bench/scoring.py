@@ -222,7 +222,16 @@ def score_clip(profile, truth_events: Sequence[Event], inferred: Sequence[Event]
             m = _match(te, ie, key, 0.3)
             tally.kinds[k][1] += len(m)
             tally.kinds[k][2] += len(ie) - len(m)
-    # touched balls are matched over the whole clip (they happen between shots)
+    # touched balls are matched over the whole clip (they happen between shots), their ids mapped by
+    # the positions of the shot after them (else before them)
+    maps = [(ts[0].t_s, _id_map(profile, ts[0], ish[0])) for ts, ish in pairs if ish is not None]
+
+    def nearest_map(t: float) -> dict[str, str]:
+        after = [m for t0, m in maps if t0 >= t]
+        before = [m for t0, m in maps if t0 < t]
+        return after[0] if after else (before[-1] if before else {})
+
+    i_between = [_rename(e, nearest_map(e.t_s)) for e in i_between]
     m = _match(t_between, i_between, lambda e: e.ball, 0.5)
     tally.kinds["touched"][0] += len(t_between)
     tally.kinds["touched"][1] += len(m)

@@ -222,7 +222,7 @@ def main(argv=None) -> int:
     groups: dict[str, list] = {}
     for r in results:
         kind, what, seed, fps = r["job"]
-        label = f"{r['game']} {fps:g} fps" if kind in ("generated", "truth") else f"staged {what} {fps:g} fps"
+        label = (r["game"] if kind == "truth" else f"{r['game']} {fps:g} fps") if kind in ("generated", "truth") else f"staged {what} {fps:g} fps"
         groups.setdefault(label, []).append(r)
     for label in sorted(groups):
         out.append(summarise(groups[label], label))

@@ -271,7 +271,7 @@ def test_a_second_cue_touch_frames_after_the_strike_is_a_double_hit():
     scene.add("cue", "white", Leg(0.0, (400.0, 405.0)), Leg(t0, (400.0, 405.0), (500.0, 0.0)),
               Leg(t1, (450.0, 405.0), (1400.0, 0.0), 2000.0))
     cue_stick((400.0, 405.0), 0.0, t0, scene)
-    scene.occluders.append((t0, t1 + 0.1, rect(200.0, 395.0, 370.0, 415.0)))  # the cue follows the ball
+    scene.occluders.append((t1 - 0.04, t1 + 0.1, rect(-600.0, 395.0, 450.0 - R - 5.0, 415.0)))  # the cue pushes it again
     evs = events(scene, t_end=6.0)
     (cc,) = of(evs, CueContact)
     assert cc.ball == "cue" and abs(cc.t_s - t1) < 1 / 30

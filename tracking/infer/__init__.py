@@ -158,20 +158,22 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
 
 def _striker(ctx: ShotContext, moving: list) -> object:
     """The ball the cue struck: the one a cue-shaped occluder's tip was at when the first ball moved
-    (a frozen ball may leave faster than the struck one), else the first to move."""
+    (a frozen ball may leave faster than the struck one, which may hardly move at all), else the
+    first to move."""
     cfg = ctx.config
     earliest = min(m.t_start for m in moving)
     pointed = []
-    for m in moving:
-        if m.t_start - earliest > cfg.cue_window_s:
+    for m in ctx.motions:
+        if m.r0 is None or not m.present0 or (m.moved and m.t_start is not None and m.t_start - earliest > cfg.cue_window_s):
             continue
-        near, cue = ctx.cue_near(m.r0, earliest - cfg.cue_window_s, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
-        if cue:
-            pointed.append(m)
-    if len(pointed) == 1:
-        m = pointed[0]
-        m.t_start = min(m.t_start, earliest)
-        return m
+        _, tip = ctx.cue_tip(m.r0, earliest - cfg.cue_window_s, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip <= ctx.R + cfg.cue_reach_mm:
+            pointed.append((tip, m))
+    if pointed:
+        m = min(pointed, key=lambda p: p[0])[1]  # the ball the tip was closest to (a cue lies along a line of balls)
+        if m.moved or any(other.moved and other.t_start is not None for other in ctx.motions if other is not m):
+            m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
+            return m
     return min(moving, key=lambda m: m.t_start)
 
 
@@ -409,6 +411,8 @@ class EventInferer:
         window = [f for f in shot if f.t_s >= t - cfg.rest_window_s]
         if len(window) < 3 or shot[0].t_s > t - cfg.rest_window_s - cfg.preroll_s * 0.5:
             return False
+        if window[-1].t_s - window[0].t_s < 0.75 * cfg.rest_window_s:
+            return False  # frames missing in the window (unreadable ones): not long enough seen still
         last = window[-1]
         for i in range(len(self.ids)):
             st = last.state[i]

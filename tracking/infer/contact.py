@@ -148,7 +148,19 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                     best = (0.0, Contact(k, b.i, c_old.t + 1e-4, b.r0 - n * ctx.R, min(c_old.confidence, 0.9), 0.0))
                     break
         if best is not None:
-            c = _add(contacts, best[1], 3 * dt)
+            hit = best[1]
+            blocker = _blocker(ctx, hit)
+            if blocker is not None:
+                # the striker reached a ball at rest touching b first (a cluster passes the hit on,
+                # the ball in the middle hardly moving)
+                c_mid, t_mid = blocker
+                mid = ctx.motions[c_mid]
+                n = (mid.r0 - ctx.motions[hit.a].at(t_mid)) / max(float(np.linalg.norm(mid.r0 - ctx.motions[hit.a].at(t_mid))), 1e-9)
+                _add(contacts, Contact(hit.a, c_mid, t_mid, mid.r0 - n * ctx.R, min(hit.confidence, 0.9), hit.approach), 3 * dt)
+                mid.cause = mid.cause or "ball"
+                nb = (b.r0 - mid.r0) / max(float(np.linalg.norm(b.r0 - mid.r0)), 1e-9)
+                hit = Contact(c_mid, b.i, t_mid + 1e-4, b.r0 - nb * ctx.R, min(hit.confidence, 0.9), 0.0)
+            c = _add(contacts, hit, 3 * dt)
             b.cause = "ball"
             _explain_kinks(ctx.motions[c.a], c.t, dt)
     # 1b. balls nudged (moved a little, or struck into a pocket, no frame showing them moving): the
@@ -200,6 +212,25 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 break
     contacts.sort(key=lambda c: c.t)
     return contacts
+
+
+def _blocker(ctx: ShotContext, hit: Contact) -> tuple[int, float] | None:
+    """A ball at rest, touching the struck ball, that the striker's path reached before the contact:
+    the one the striker really hit (its index and the time its path reached it)."""
+    cfg = ctx.config
+    a, b = ctx.motions[hit.a], ctx.motions[hit.b]
+    best = None
+    for c in ctx.motions:
+        if c is a or c is b or c.r0 is None or not c.present0:
+            continue
+        if c.moved and c.t_start is not None and c.t_start < hit.t - 2 * ctx.dt:
+            continue  # already moving: not a ball at rest in the way
+        if float(np.linalg.norm(c.r0 - b.r0)) - 2 * ctx.R > cfg.chain_gap_mm:
+            continue
+        t_c, gap = _first_reach(a, c.r0, 2 * ctx.R, max(a.t_start or hit.t, hit.t - 3 * ctx.dt), hit.t + 0.5 * ctx.dt)
+        if gap <= 0.0 and t_c <= hit.t + 1e-6 and (best is None or t_c < best[1]):
+            best = (c.i, t_c)
+    return best
 
 
 def _line_of_fire(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | None:

@@ -27,11 +27,12 @@ def infer_double_hit(ctx: ShotContext) -> list[CueContact]:
         v_in, v_out = kink.v_in, kink.v_out
         s_in, s_out = float(np.linalg.norm(v_in)), float(np.linalg.norm(v_out))
         along = float(v_out @ v_in) / max(s_in * s_out, 1e-9)
-        if s_out - s_in < cfg.min_dv_mm_s or along < 0.9:
+        if s_out - s_in < max(cfg.min_dv_mm_s, 0.2 * s_in) or along < 0.9:
             continue
-        near, cue = ctx.cue_near(kink.xy, kink.t - ctx.dt, kink.t + ctx.dt, ctx.R + cfg.cue_reach_mm)
-        if not near:
+        # the cue's tip must be at the ball: behind it, within reach of its surface
+        _, tip = ctx.cue_tip(kink.xy, kink.t - 2 * ctx.dt, kink.t + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip > ctx.R + cfg.cue_reach_mm:
             continue
         kink.explained = True
-        out.append(CueContact(t_s=kink.t, ball=s.id, xy_mm=(float(kink.xy[0]), float(kink.xy[1])), confidence=0.9 if cue else 0.7))
+        out.append(CueContact(t_s=kink.t, ball=s.id, xy_mm=(float(kink.xy[0]), float(kink.xy[1])), confidence=0.9))
     return out

@@ -156,20 +156,26 @@ class ShotContext:
 
     def cue_near(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float) -> tuple[bool, bool]:
         """Whether an occluder came within ``reach_mm`` of ``xy`` between ``t0`` and ``t1``, and
-        whether one of those was stick-shaped (a cue) with its tip end there."""
+        whether one of those was stick-shaped (a cue) with its tip there."""
+        near, tip = self.cue_tip(xy, t0, t1, reach_mm)
+        return near, tip <= reach_mm
+
+    def cue_tip(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float) -> tuple[bool, float]:
+        """Whether an occluder came within ``reach_mm`` of ``xy`` between ``t0`` and ``t1``, and the
+        closest a cue-shaped occluder's tip end came to ``xy`` (inf: none)."""
         cfg = self.config
-        near = cue = False
+        near = False
+        tip = math.inf
         ks = np.flatnonzero((self.frames.t >= t0) & (self.frames.t <= t1))
         for k in ks:
             for poly in self.frames.occluders[k]:
-                d = polygon_distance(poly, xy[None])[0]
-                if d > reach_mm:
+                if polygon_distance(poly, xy[None])[0] > reach_mm:
                     continue
                 near = True
                 stick, a, b = elongated(poly, cfg.cue_min_length_mm, cfg.cue_max_width_mm)
-                if stick and min(np.linalg.norm(a - xy), np.linalg.norm(b - xy)) < reach_mm + cfg.cue_max_width_mm:
-                    cue = True
-        return near, cue
+                if stick:
+                    tip = min(tip, float(np.linalg.norm(a - xy)), float(np.linalg.norm(b - xy)))
+        return near, tip
 
 
 def _robust_centre(z: np.ndarray) -> np.ndarray:
@@ -192,6 +198,10 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
         return m
     m.k_last = int(ks[-1])
     m.end_state = int(state[-1])
+    if not present0 and ks[0] > frames.k_trigger and len(ks) >= 3 and \
+            np.linalg.norm(z[ks[:3]] - np.median(z[ks[:3]], axis=0), axis=1).max() <= cfg.move_mm:
+        # first seen after the strike, standing still: it was there all along, hidden (under an arm)
+        m.present0 = True
     # a measurement of a ball an occluder half covers is off by more than the noise (its visible part
     # is not centred): such samples count for less everywhere below
     doubt = np.ones(len(frames.t))
