@@ -68,6 +68,8 @@ class InferConfig:
     max_shot_s: float = 90.0  # a shot that never comes to rest is cut here
     edge_wait_max_s: float = 7.5  # bar billiards: a ball on a hole's edge may still drop (2f b waits 5 s)
     hole_edge_mm: float = 3.0  # a ball's centre this close outside a hole's rim sits on its edge
+    lip_mm: float = 15.0  # a ball's centre this close to a pocket's drop circle is at its lip ...
+    lip_wait_s: float = 0.75  # ... and may still creep in: the shot waits this long for it
     # pieces of free motion
     piece_penalty: float = 12.0  # the residual (in noise units squared) one more piece must remove ...
     piece_penalty_log: float = 3.0  # ... plus this times the log of the number of measurements (BIC)
@@ -370,6 +372,8 @@ class EventInferer:
         for i, t0 in list(self._appeared.items()):
             c = self._still(i, 3)
             if c is None:
+                if not np.isfinite(self._rest[i, 0]) and len(self._recent[i]):
+                    self._rest[i] = self._recent[i][0]  # where it was first seen, until it has settled
                 continue
             self._rest[i] = c  # a ball just put down may be struck before it has settled long
             if t - t0 >= cfg.place_settle_s and tracks.state[i] == TrackState.SEEN:
@@ -433,20 +437,27 @@ class EventInferer:
                 return False  # still creeping
             if np.any(np.array([f.state[i] for f in window]) == TrackState.MISSING):
                 return False
-            if self._on_hole_edge(c):
+            wait = self._edge_wait(c)
+            if wait > 0:
                 if self._edge_wait_from is None:
                     self._edge_wait_from = t
-                if t - self._edge_wait_from < cfg.edge_wait_max_s:
+                if t - self._edge_wait_from < wait:
                     return False
         self._edge_wait_from = None
         return True
 
-    def _on_hole_edge(self, xy: np.ndarray) -> bool:
+    def _edge_wait(self, xy: np.ndarray) -> float:
+        """How long to wait for a ball still at ``xy`` before calling the shot over: on a bed hole's
+        edge it may drop seconds later (bar billiards 2f b); at a pocket's lip it may still be creeping
+        in; elsewhere not at all."""
         g = self.geometry
-        if not np.any(g.is_hole):
-            return False
-        d = np.linalg.norm(g.pocket_xy[g.is_hole] - xy, axis=1) - g.pocket_r[g.is_hole]
-        return bool(np.any((d > -1.5) & (d < self.config.hole_edge_mm)))
+        cfg = self.config
+        d = np.linalg.norm(g.pocket_xy - xy, axis=1) - g.pocket_r
+        if np.any(g.is_hole & (d > -1.5) & (d < cfg.hole_edge_mm)):
+            return cfg.edge_wait_max_s
+        if np.any(~g.is_hole & (d < cfg.lip_mm)):
+            return cfg.lip_wait_s
+        return 0.0
 
     def _end_shot(self, finished: bool = True) -> None:
         shot = self._shot
