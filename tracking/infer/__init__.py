@@ -63,7 +63,7 @@ class InferConfig:
     rest_samples: int = 10  # measurements averaged for a place at rest
     rest_window_s: float = 0.25  # every ball still this long: the shot is over (its events come out then)
     rest_tol_mm: float = 4.0  # still: moving less than this (and 3 noise) within the window ...
-    creep_mm: float = 2.5  # ... and its halves' medians less than this apart (a ball creeping to a stop is not still)
+    creep_mm: float = 1.8  # ... and its halves' medians less than this apart (a ball creeping to a stop is not still)
     preroll_s: float = 1.0  # frames kept from before a shot (the balls at rest, the cue coming in)
     max_shot_s: float = 90.0  # a shot that never comes to rest is cut here
     edge_wait_max_s: float = 7.5  # bar billiards: a ball on a hole's edge may still drop (2f b waits 5 s)
@@ -80,8 +80,11 @@ class InferConfig:
     chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
     frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
     hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
+    loose_contact_mm: float = 40.0  # a ball leaving with a moving ball this close to touching it was hit by it ...
+    loose_confidence: float = 0.65  # ... with this confidence (no closer fit found)
     # cushions
-    cushion_tol_mm: float = 5.0  # a kink this close to the line one radius off a cushion nose
+    cushion_tol_mm: float = 5.0  # a kink this close to the line one radius off a cushion nose ...
+    cushion_tol_s: float = 0.02  # ... plus its speed across the cushion times this (where pieces meet is less sure)
     frozen_cushion_mm: float = 1.0  # a ball resting this close to a cushion bounces off it when pushed in
     graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
     # pots and balls off the table
@@ -99,6 +102,7 @@ class InferConfig:
     cue_reach_mm: float = 60.0  # ... this close to the ball's surface
     cue_min_length_mm: float = 250.0  # a cue-shaped occluder is at least this long ...
     cue_max_width_mm: float = 50.0  # ... and at most this wide
+    tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
     touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
     double_hit_window_s: float = 0.2  # the cue touching the struck ball again this soon is a double hit
@@ -117,6 +121,15 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     ctx.striker, ctx.t_strike = first.i, float(first.t_start)
     cause, strike_conf = is_strike(ctx, first)
     first.cause = cause
+    touch: Event | None = None
+    if cause == "hand":
+        # a touch: unless the cue then struck a ball in the same episode (the touched ball still rolling)
+        struck = _later_strike(ctx, first)
+        if struck is not None:
+            touch = BallTouched(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf)
+            first, cause, strike_conf = struck, "cue", 0.9
+            ctx.striker, ctx.t_strike = first.i, float(first.t_start)
+            first.cause = "cue"
     strike = cause == "cue"
     if cause == "carry":
         # a hand lifting a ball and taking it away: a removal, nothing else happened
@@ -124,7 +137,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
             return [BallRemoved(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf)]
         return []
     contacts = infer_contacts(ctx, frozen_pushes(ctx) if strike else [])
-    events: list[Event] = []
+    events: list[Event] = [touch] if touch is not None else []
     if not strike:
         events.append(BallTouched(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf))
     else:
@@ -153,7 +166,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         events.append(_at_rest(ctx, t_end, potted | gone))
     # every event within the shot, in time order (ties keep the order above: the strike first)
     lo = ctx.t_strike
-    events = [e if isinstance(e, BallRemoved) else _clamp(e, lo, t_end) for e in events]
+    events = [e if isinstance(e, BallRemoved) or e is touch else _clamp(e, lo, t_end) for e in events]
     events.sort(key=lambda e: (e.t_s, 0 if isinstance(e, ShotStart) else 2 if isinstance(e, AtRest) else 1))
     return events
 
@@ -168,7 +181,8 @@ def _striker(ctx: ShotContext, moving: list) -> object:
     for m in ctx.motions:
         if m.r0 is None or not m.present0 or (m.moved and m.t_start is not None and m.t_start - earliest > cfg.cue_window_s):
             continue
-        _, tip = ctx.cue_tip(m.r0, earliest - cfg.cue_window_s, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        # where the tip was at the strike (before it, in the back swing, it may pass over other balls)
+        _, tip = ctx.cue_tip(m.r0, earliest - 2.5 * ctx.dt, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
         if tip <= ctx.R + cfg.cue_reach_mm:
             pointed.append((tip, m))
     if pointed:
@@ -177,6 +191,19 @@ def _striker(ctx: ShotContext, moving: list) -> object:
             m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
             return m
     return min(moving, key=lambda m: m.t_start)
+
+
+def _later_strike(ctx: ShotContext, touched: object) -> object | None:
+    """A ball that started after ``touched`` with the cue's tip at it: the shot that followed a touch
+    before everything was still again."""
+    cfg = ctx.config
+    for m in sorted(ctx.moving(), key=lambda m: m.t_start if m.t_start is not None else math.inf):
+        if m is touched or m.t_start is None or m.r0 is None or m.t_start <= touched.t_start:
+            continue
+        _, tip = ctx.cue_tip(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip <= ctx.R + cfg.cue_reach_mm:
+            return m
+    return None
 
 
 def _xy(p: np.ndarray) -> tuple[float, float]:

@@ -147,6 +147,10 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                     n = (b.r0 - mk.r0) / max(np.linalg.norm(b.r0 - mk.r0), 1e-9)
                     best = (0.0, Contact(k, b.i, c_old.t + 1e-4, b.r0 - n * ctx.R, min(c_old.confidence, 0.9), 0.0))
                     break
+        if best is None:
+            # nothing fits closely, but a moving ball was right there as b left: a contact seen badly
+            # (a cluster, a blurred pass) is far likelier than a hand; said with a low confidence
+            best = _loose(ctx, b)
         if best is not None:
             hit = best[1]
             blocker = _blocker(ctx, hit)
@@ -212,6 +216,24 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 break
     contacts.sort(key=lambda c: c.t)
     return contacts
+
+
+def _loose(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | None:
+    """The moving ball closest to b's rest place when b left, if within ``loose_contact_mm`` of touching."""
+    cfg = ctx.config
+    best = None
+    for a in ctx.motions:
+        if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start:
+            continue
+        for t in (b.t_start - ctx.dt, b.t_start, b.t_start + ctx.dt):
+            pa = a.at(t)
+            if pa is None:
+                continue
+            gap = float(np.linalg.norm(pa - b.r0)) - 2 * ctx.R
+            if gap <= cfg.loose_contact_mm and (best is None or gap < best[0]):
+                n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
+                best = (gap, Contact(a.i, b.i, b.t_start, b.r0 - n * ctx.R, cfg.loose_confidence, 0.0))
+    return best
 
 
 def _blocker(ctx: ShotContext, hit: Contact) -> tuple[int, float] | None:

@@ -47,10 +47,13 @@ def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushio
             best = None
             for line in g.lines:
                 d = float(line.distance(kink.xy))
-                if abs(d) > cfg.cushion_tol_mm or not line.spans(kink.xy, ctx.R):
-                    continue
                 v_in = line.inward * kink.v_in[line.axis]
                 v_out = line.inward * kink.v_out[line.axis]
+                # where two pieces meet is known to about a hundredth of a second of the speed across
+                # (more when a ball contact explains the kink: then it must be right at the line)
+                tol = cfg.cushion_tol_mm + (0.0 if kink.explained else cfg.cushion_tol_s * abs(v_in))
+                if abs(d) > tol or not line.spans(kink.xy, ctx.R):
+                    continue
                 if v_in > -cfg.min_dv_mm_s / 2 or v_out < 0.2 * -v_in:
                     continue  # no bounce: the speed across the cushion must turn from in to out
                 score = abs(d)

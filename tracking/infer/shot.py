@@ -173,9 +173,26 @@ class ShotContext:
                     continue
                 near = True
                 stick, a, b = elongated(poly, cfg.cue_min_length_mm, cfg.cue_max_width_mm)
-                if stick:
-                    tip = min(tip, float(np.linalg.norm(a - xy)), float(np.linalg.norm(b - xy)))
+                if not stick:
+                    continue
+                # the tip is the end further inside the table (the butt is in the player's hand, over
+                # the rail or beyond); a struck ball lies ahead of the tip, on the cue's line, never
+                # under the cue behind it
+                if self.geometry_inside(a) < self.geometry_inside(b):
+                    a, b = b, a
+                u = (a - b) / max(float(np.linalg.norm(a - b)), 1e-9)
+                rel = xy - a
+                ahead = float(rel @ u)
+                aside = abs(float(rel[0] * u[1] - rel[1] * u[0]))
+                # (a cue strikes within 0.6 of a radius of the centre: a miscue beyond)
+                if self.R - cfg.tip_slack_mm <= ahead <= reach_mm and aside <= 0.6 * self.R + cfg.tip_slack_mm / 2:
+                    tip = min(tip, float(np.linalg.norm(rel)))
         return near, tip
+
+    def geometry_inside(self, xy: np.ndarray) -> float:
+        """How far ``xy`` lies inside the playing surface (negative: outside)."""
+        g = self.geometry
+        return float(min(xy[0], g.length_mm - xy[0], xy[1], g.width_mm - xy[1]))
 
 
 def _robust_centre(z: np.ndarray) -> np.ndarray:
@@ -275,6 +292,13 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     if len(sel) >= 2:
         pen = cfg.piece_penalty + cfg.piece_penalty_log * math.log(len(sel))
         m.pieces = segment(m.ts, m.zs, sigma, pen)
+        # the noise of a ball in motion is not known in advance (blur, vision's own doubt): measured
+        # from the residuals of the longer pieces, it scales the noise, and the split is redone with it
+        long = [p for p in m.pieces if p.n >= 6]
+        if long:
+            scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
+            if scale > 1.2:
+                m.pieces = segment(m.ts, m.zs, sigma * scale, pen)
     else:
         from tracking.infer.segments import fit_piece
 

@@ -59,14 +59,7 @@ def infer_touched(ctx: ShotContext) -> list[BallTouched | CueContact]:
         if _travel(m) < cfg.touch_min_mm:
             continue  # too little to call a foul on: most likely the tracks' noise
         near, cue = ctx.cue_near(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
-        # a ball whose start no contact explained, but that some moving ball came near: more likely a
-        # contact seen badly than a touch; say so with a low confidence
-        close = any(
-            o.moved and o is not m and o.t_start is not None and o.t_start <= m.t_start
-            and (lambda p: p is not None and np.linalg.norm(p - m.r0) < 2 * ctx.R + 4 * cfg.contact_tol_mm)(o.at(m.t_start))
-            for o in ctx.motions
-        )
-        conf = 0.5 if close else (0.9 if near else 0.7)
+        conf = 0.9 if near else 0.7
         m.cause = "cue" if cue else "hand"
         xy = (float(m.r0[0]), float(m.r0[1]))
         if cue:
