@@ -107,7 +107,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             continue
         best: tuple[float, Contact] | None = None
         for a in ctx.motions:
-            if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start + dt:
+            if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start + 0.25 * dt:
                 continue
             t_geo, gap = _first_reach(a, b.r0, R2, b.t_start - 2.5 * dt, b.t_start + 1.0 * dt)
             if gap > cfg.contact_tol_mm:
@@ -214,8 +214,23 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 for k in other:
                     k.explained = True
                 break
+    _causal(contacts)
     contacts.sort(key=lambda c: c.t)
     return contacts
+
+
+def _causal(contacts: list[Contact]) -> None:
+    """A ball set moving by a contact strikes nothing before it: a contact of the struck ball as the
+    striker comes after the contact that struck it (times estimated apart can cross within a frame)."""
+    for _ in range(len(contacts)):
+        changed = False
+        for c in contacts:
+            causes = [c0.t for c0 in contacts if c0 is not c and c0.b == c.a and c0.t < c.t + 0.1 and c0.t >= c.t]
+            if causes and c.t <= max(causes):
+                c.t = max(causes) + 1e-4
+                changed = True
+        if not changed:
+            break
 
 
 def _loose(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | None:
