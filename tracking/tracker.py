@@ -63,6 +63,7 @@ class TrackerConfig:
     confirm_hits: int = 3  # detections of a new ball before it is named ...
     confirm_window: int = 5  # ... within this many frames
     min_score: float = 0.3  # detections vision is less sure of than this are ignored
+    name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
     hidden_coast_s: float = 120.0  # a ball under a cue, hand or arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
@@ -354,7 +355,7 @@ class BallTracker:
             tr.seen_xy = tr.xy.copy()
             tr.height = float(b.height_mm[i])
             tr.state = TrackState.AIRBORNE if b.state[i] == BallState.AIRBORNE else TrackState.SEEN
-            tr.score = float(b.score[i])
+            tr.score = 0.8 * tr.score + 0.2 * float(b.score[i]) if tr.hits & 2 else float(b.score[i])
             if b.label[i] != UNCERTAIN:
                 tr.logp = tr.logp + np.log(np.maximum(self._class_vector(prob[j], columns), cfg.class_floor))
         # new candidates from what is left
@@ -470,13 +471,18 @@ class BallTracker:
 
     def _name(self, t: float) -> None:
         cfg = self.config
-        ready = [tr for tr in self.tracks if tr.ball == -1 and tr.hit_count(cfg.confirm_window) >= cfg.confirm_hits]
+        # a ball whose centre is inside a pocket's drop circle is in the pocket, not on the cloth: vision
+        # seeing it there is no new ball
+        ready = [tr for tr in self.tracks if tr.ball == -1 and tr.hit_count(cfg.confirm_window) >= cfg.confirm_hits
+                 and not self._in_pocket(tr.xy) and tr.score >= cfg.name_min_score]
         if not self._named_start:
             if self._start_t is not None and t - self._start_t < cfg.startup_s:
                 return
             self._named_start = True
             for cls in range(len(self.classes)):
                 group = [tr for tr in ready if int(np.argmax(tr.logp)) == cls]
+                # more of a colour than the set has: the ones vision is surest of are the balls
+                group = sorted(group, key=lambda tr: -tr.score)[: int(np.sum(self._class_of_ball == cls))]
                 group.sort(key=self._layout_key)
                 for tr, ball in zip(group, self._free_ids(cls)):
                     self._give(tr, ball)
@@ -509,6 +515,11 @@ class BallTracker:
                 tr.ball = -2  # retired with the others below
                 return True
         return False
+
+    def _in_pocket(self, xy: np.ndarray) -> bool:
+        g = self.geometry
+        n = len(self.profile.pockets)
+        return n > 0 and bool(np.any(np.linalg.norm(g.pocket_xy[:n] - xy, axis=1) < g.pocket_r[:n]))
 
     def _layout_key(self, tr: _Track) -> tuple[float, float]:
         """Rack order: balls against an end cushion first (ficha 3.2: two at the end, then the sides),
