@@ -11,9 +11,8 @@ themselves, the pins, and the true events with their exact times. It comes from
 * or a ``.truth.json`` file beside a rendered clip (:func:`from_truth_file`), whose hidden fractions
   are the renderer's own.
 
-:func:`generated` plays whole frames with the automatic player; :func:`staged` plays the special
-corpora the recall figures need (jumps, balls off the table, touched balls, double hits, near
-misses) from random set-ups.
+The matches themselves come from ``bench/corpora.py`` (whole frames of the automatic player, and
+staged corpora of near misses, jumps, touched balls and double hits).
 """
 
 from __future__ import annotations

@@ -26,7 +26,6 @@ no longer on the table, and :mod:`tracking.infer` says why.
 from __future__ import annotations
 
 import itertools
-import logging
 import math
 from dataclasses import dataclass
 
@@ -40,8 +39,6 @@ from tracking.tracks import Tracks, TrackState
 from vision.types import UNCERTAIN, BallState, FrameDetections
 
 __all__ = ["TrackerConfig", "BallTracker"]
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +74,7 @@ class _Track:
     """One ball candidate or named ball (internal, mutable)."""
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
-                 "moving", "stage2", "hyp", "score", "seen_xy", "left_cloth")
+                 "moving", "hyp", "score", "seen_xy", "left_cloth")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -92,7 +89,6 @@ class _Track:
         self.height = 0.0
         self.z = np.array([np.nan, np.nan])
         self.moving = False
-        self.stage2 = False  # matched by the reach pass this frame (its velocity is unknown)
         self.hyp: list[tuple[np.ndarray, float, np.ndarray]] = []  # collision hypotheses: position, extra sigma, velocity
         self.score = 0.0
         self.seen_xy = kf.x[[0, 2]].copy()  # the filtered position when it was last measured
@@ -155,7 +151,7 @@ class BallTracker:
         self._prev_t = t
         self._associate(dets, t)
         self._name(t)
-        self._retire(dets, t)
+        self._retire(t)
         return self._snapshot(dets, fresh=True)
 
     # ---- prediction ------------------------------------------------------------------------------
@@ -170,7 +166,6 @@ class BallTracker:
     def _predict(self, tr: _Track, t: float) -> None:
         dt = t - tr.t_s
         tr.hyp = []
-        tr.stage2 = False
         if dt <= 0:
             return
         before = tr.kf.x.copy()
@@ -326,7 +321,6 @@ class BallTracker:
             i = meas[j]
             zj = z[j]
             r = self._noise(np.array([float(np.linalg.norm(tr.v))]))[0]
-            tr.stage2 = hyp < 0
             if hyp < 0:
                 # a jump no prediction covered (a struck ball, a collision nobody foresaw): restart the
                 # filter at the measurement, moving from where it was last seen
@@ -529,7 +523,7 @@ class BallTracker:
         return (math.floor(from_end / (2 * self.R)), y)
 
     # ---- retiring --------------------------------------------------------------------------------
-    def _retire(self, dets: FrameDetections, t: float) -> None:
+    def _retire(self, t: float) -> None:
         cfg = self.config
         out = []
         for tr in self.tracks:

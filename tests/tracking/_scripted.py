@@ -136,7 +136,7 @@ def ficha_rack(profile: TableProfile) -> dict[str, tuple[float, float]]:
     R = profile.ball_radius_mm
     L, W = profile.length_mm, profile.width_mm
     pos = {"cue": (L / 2, W / 2)}
-    for k, (group, end_x, towards) in enumerate((("r", R + 0.01, -1.0), ("y", L - R - 0.01, 1.0))):
+    for group, end_x, towards in (("r", R + 0.01, -1.0), ("y", L - R - 0.01, 1.0)):
         half = 10.0 + R
         pos[f"{group}1"] = (end_x, W / 2 - half)
         pos[f"{group}2"] = (end_x, W / 2 + half)

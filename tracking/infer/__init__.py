@@ -39,8 +39,8 @@ from tracking.infer.hand import removed_in_shot
 from tracking.infer.jump import infer_jumps
 from tracking.infer.off_table import infer_off_table
 from tracking.infer.pin import infer_pins
-from tracking.infer.pot import infer_pots
-from tracking.infer.shot import ShotContext, ShotFrames, build_context
+from tracking.infer.pot import infer_pots, vanished
+from tracking.infer.shot import BallMotion, ShotContext, ShotFrames, build_context
 from tracking.infer.touched import infer_touched, is_strike
 from tracking.tracks import Tracks, TrackState
 from vision.types import PinState
@@ -171,7 +171,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     return events
 
 
-def _striker(ctx: ShotContext, moving: list) -> object:
+def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
     """The ball the cue struck: the one a cue-shaped occluder's tip was at when the first ball moved
     (a frozen ball may leave faster than the struck one, which may hardly move at all), else the
     first to move."""
@@ -187,13 +187,12 @@ def _striker(ctx: ShotContext, moving: list) -> object:
             pointed.append((tip, m))
     if pointed:
         m = min(pointed, key=lambda p: p[0])[1]  # the ball the tip was closest to (a cue lies along a line of balls)
-        if m.moved or any(other.moved and other.t_start is not None for other in ctx.motions if other is not m):
-            m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
-            return m
+        m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
+        return m
     return min(moving, key=lambda m: m.t_start)
 
 
-def _later_strike(ctx: ShotContext, touched: object) -> object | None:
+def _later_strike(ctx: ShotContext, touched: BallMotion) -> BallMotion | None:
     """A ball that started after ``touched`` with the cue's tip at it: the shot that followed a touch
     before everything was still again."""
     cfg = ctx.config
@@ -228,8 +227,6 @@ def _end_time(ctx: ShotContext, events: list[Event]) -> float:
 def _lost(ctx: ShotContext, accounted: set[int]) -> list[Unobserved]:
     """Balls that vanished in the middle of the table (vision lost them): nothing can be said of
     them from then on; the rules engine asks."""
-    from tracking.infer.pot import vanished
-
     out = []
     for m in ctx.motions:
         if m.i in accounted:
@@ -284,7 +281,6 @@ class EventInferer:
         self._recent: list[deque] = [deque(maxlen=self.config.rest_samples) for _ in range(n)]
         self._last_seen_t = np.full(n, -math.inf)
         self._appeared: dict[int, float] = {}
-        self._off_since: dict[int, float] = {}
         self._queue: list[tuple[float, int, Event]] = []
         self._seq = 0
         self._last_t = -math.inf  # the time of the last event handed out

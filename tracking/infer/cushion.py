@@ -77,7 +77,7 @@ def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushio
     # grazing: a piece whose path comes in from clear of a cushion and reaches its line at a shallow
     # angle (the bounce too small for any kink to show)
     for m in ctx.moving():
-        for k, p in enumerate(m.pieces):
+        for p in m.pieces:
             ts = np.linspace(p.t_first - 0.5 * dt, p.t_last + 0.5 * dt, 201)
             pos = p.at(ts)
             for line in g.main_lines:
