@@ -178,6 +178,43 @@ def summarise(results: list[dict], label: str) -> dict:
             "ms_per_frame": [1000 * track_s / max(frames, 1), 1000 * infer_s / max(frames, 1)]}
 
 
+def speed(games, corpus_seed: int) -> int:
+    """CPU time (this process only: other work on the machine does not count) per frame of the tracker
+    and the event inference, on the detections of one generated frame per game at 30 fps."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    from bench.corpora import generated
+    from bench.detection_model import DetectionModel, detections
+    from tracking.infer import EventInferer
+    from tracking.tracker import BallTracker
+
+    rng = np.random.default_rng(corpus_seed)
+    for game in games:
+        seed = int(rng.integers(0, 2**31 - 1))
+        clip = generated(game, seed, 30.0)
+        dets = list(detections(clip, DetectionModel(), seed))
+        best = (np.inf, np.inf)
+        for _ in range(3):
+            tracker, inferer = BallTracker(clip.profile), EventInferer(clip.profile)
+            t_track = t_infer = 0.0
+            for d in dets:
+                t0 = time.process_time()
+                tracks = tracker.update(d)
+                t1 = time.process_time()
+                inferer.step(tracks)
+                t_infer += time.process_time() - t1
+                t_track += t1 - t0
+            t1 = time.process_time()
+            inferer.finish()
+            t_infer += time.process_time() - t1
+            best = min(best, (t_track, t_infer))
+        n = len(dets)
+        print(f"{game} (seed {seed}, {clip.shots} shots, {n} frames at 30 fps): tracking {1000 * best[0] / n:.2f} ms, "
+              f"inference {1000 * best[1] / n:.2f} ms CPU per frame")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated games (default all three)")
@@ -188,6 +225,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-staged", dest="staged", action="store_false", help="skip the staged corpora (near misses, jumps, touches, double hits)")
     ap.add_argument("--staged-clips", type=int, default=13, help="clips per staged corpus and frame rate (8 shots each; near misses: 8 times as many, 1 shot each)")
     ap.add_argument("--samples", action="store_true", help="instead: the sample videos' truth files under sample_videos/")
+    ap.add_argument("--speed", action="store_true", help="instead: CPU time per frame of tracking and inference on one "
+                                                         "generated frame per game (one process, best of three)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--verbose", action="store_true", help="list every wrong first contact and rules difference")
@@ -195,6 +234,8 @@ def main(argv=None) -> int:
     args.games = [g for g in args.games.split(",") if g]
     args.fps = [float(f) for f in args.fps.split(",") if f]
     corpus_seed = args.seed if args.seed is not None else (DEV_SEED if args.dev else MEASURE_SEED)
+    if args.speed:
+        return speed(args.games, corpus_seed)
     if args.samples:
         jobs = [("truth", str(p), 0, 0.0) for p in sorted((ROOT / "sample_videos").glob("*/*.truth.json"))]
     else:
