@@ -1,0 +1,292 @@
+"""Event inference on scripted trajectories: each kind of event, its time between frames, and the
+log's order and timing (no rendering, no physics engine)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from calibration.table import resolve_profile
+from tests.tracking._scripted import Leg, Scene, detections, rect
+from tracking.events import (AtRest, BallBall, BallCushion, BallPlaced, BallRemoved, BallTouched, CueContact, Jump,
+                             OffTable, PinDown, PinMoved, Pot, ShotStart, Unobserved, dumps_events, parse_events)
+from tracking.infer import EventInferer
+from tracking.tracker import BallTracker
+from vision.types import PinDetections, PinState
+
+FICHA = resolve_profile("ficha")
+BAR = resolve_profile("bar-billiards")
+R = FICHA.ball_radius_mm
+G = 9810.0
+
+
+def cue_stick(ball_xy, direction_deg, t_strike, scene: Scene, length=1000.0, width=20.0):
+    """A cue lying behind the ball along the shot line, its tip 15 mm off the ball, from 0.8 s before
+    the strike to 0.3 s after."""
+    u = np.array([math.cos(math.radians(direction_deg)), math.sin(math.radians(direction_deg))])
+    s = np.array([-u[1], u[0]])
+    tip = np.asarray(ball_xy) - u * (R + 15.0)
+    butt = tip - u * length
+    poly = np.array([tip + s * width / 2, butt + s * width / 2, butt - s * width / 2, tip - s * width / 2])
+    scene.occluders.append((t_strike - 0.8, t_strike + 0.3, poly))
+
+
+def infer(scene, profile=FICHA, fps=30.0, t_end=4.0, **kw):
+    """Events with the frame time at which each came out."""
+    tracker, inferer = BallTracker(profile), EventInferer(profile)
+    out = []
+    for d in detections(scene, profile, fps, t_end, **kw):
+        out += [(e, d.t_s) for e in inferer.step(tracker.update(d))]
+    out += [(e, t_end) for e in inferer.finish()]
+    return out
+
+
+def events(scene, **kw):
+    return [e for e, _ in infer(scene, **kw)]
+
+
+def of(evs, cls):
+    return [e for e in evs if isinstance(e, cls)]
+
+
+def still(scene, ball, xy):
+    return scene.add(ball, FICHA.ball(ball).colour, Leg(0.0, xy))
+
+
+def test_a_strike_starts_a_shot_and_at_rest_comes_within_half_a_second_of_the_stop():
+    scene = Scene()
+    still(scene, "r1", (300.0, 200.0))
+    v, decel, t0 = 1200.0, 1200.0, 1.51
+    scene.add("cue", "white", Leg(0.0, (400.0, 500.0)), Leg(t0, (400.0, 500.0), (v, 0.0), decel))
+    cue_stick((400.0, 500.0), 0.0, t0, scene)
+    out = infer(scene, t_end=6.0)
+    evs = [e for e, _ in out]
+    start = of(evs, ShotStart)[0]
+    assert start.ball == "cue" and abs(start.t_s - t0) < 1 / 30
+    assert start.positions["r1"] == pytest.approx((300.0, 200.0), abs=1.0)
+    rest, emitted = next((e, t) for e, t in out if isinstance(e, AtRest))
+    t_stop = t0 + v / decel
+    assert abs(rest.t_s - t_stop) < 0.1
+    assert emitted - t_stop <= 0.5
+    assert rest.positions["cue"] == pytest.approx((400.0 + v * v / (2 * decel), 500.0), abs=3.0)
+    assert not of(evs, BallBall) and not of(evs, BallCushion)
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_head_on_contact_is_timed_between_frames(fps):
+    # the cue ball rolls into r1 and stops; the contact falls between two frames
+    v, t0 = 1500.0, 1.503
+    x_cue, x_red = 300.0, 800.0
+    t_c = t0 + (x_red - 2 * R - x_cue) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x_cue, 405.0)), Leg(t0, (x_cue, 405.0), (v, 0.0)), Leg(t_c, (x_red - 2 * R, 405.0)))
+    scene.add("r1", "red", Leg(0.0, (x_red, 405.0)), Leg(t_c, (x_red, 405.0), (v, 0.0), 1500.0))
+    cue_stick((x_cue, 405.0), 0.0, t0, scene)
+    evs = events(scene, fps=fps, t_end=5.0)
+    (c,) = of(evs, BallBall)
+    assert (c.a, c.b) == ("cue", "r1")
+    assert abs(c.t_s - t_c) < 0.005  # a sixth of a frame at 30 fps
+    assert c.xy_mm == pytest.approx((x_red - R, 405.0), abs=3.0)
+
+
+@pytest.mark.parametrize("gap_mm", [1.0, 2.0, 3.0])
+def test_a_near_miss_is_no_contact(gap_mm):
+    # the cue ball passes gap_mm from y4 and hits r1 further on
+    v, t0 = 1200.0, 1.5
+    t_c = t0 + (1000.0 - 2 * R - 400.0) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (400.0, 405.0)), Leg(t0, (400.0, 405.0), (v, 0.0)), Leg(t_c, (1000.0 - 2 * R, 405.0)))
+    scene.add("r1", "red", Leg(0.0, (1000.0, 405.0)), Leg(t_c, (1000.0, 405.0), (v, 0.0), 1500.0))
+    still(scene, "y4", (700.0, 405.0 + 2 * R + gap_mm))
+    cue_stick((400.0, 405.0), 0.0, t0, scene)
+    contacts = of(events(scene, t_end=5.0), BallBall)
+    assert [(c.a, c.b) for c in contacts] == [("cue", "r1")]
+
+
+def test_a_cushion_bounce_names_the_cushion_and_its_time():
+    L = FICHA.length_mm
+    v, t0, x0 = 1400.0, 1.5, 900.0
+    t_hit = t0 + (L - R - x0) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x0, 300.0)), Leg(t0, (x0, 300.0), (v, 0.0)), Leg(t_hit, (L - R, 300.0), (-1000.0, 0.0), 500.0))
+    cue_stick((x0, 300.0), 0.0, t0, scene)
+    (c,) = of(events(scene, t_end=5.0), BallCushion)
+    assert c.ball == "cue" and c.cushion == "R"
+    assert abs(c.t_s - t_hit) < 1 / 30
+    assert c.xy_mm == pytest.approx((L, 300.0), abs=3.0)
+
+
+def _roll_into(pocket_xy, start, speed, t0):
+    """Legs of a ball rolling from ``start`` straight at ``pocket_xy``, gone when it reaches it, and the
+    time its centre enters the drop circle."""
+    d = np.asarray(pocket_xy) - np.asarray(start)
+    dist = float(np.linalg.norm(d))
+    u = d / dist
+    pocket = min(FICHA.pockets, key=lambda p: math.dist(p.xy_mm, pocket_xy))
+    t_in = t0 + (dist - pocket.radius_mm) / speed
+    return [Leg(t0, start, tuple(u * speed)), Leg(t0 + dist / speed, tuple(pocket_xy), gone=True)], t_in
+
+
+def test_a_pot_names_the_pocket_and_the_time_the_ball_reached_it():
+    tr = FICHA.pocket("TR")
+    legs, t_in = _roll_into(tr.xy_mm, (1000.0, 300.0), 1000.0, 1.5)
+    scene = Scene().add("r2", "red", Leg(0.0, (1000.0, 300.0)), *legs)
+    still(scene, "cue", (700.0, 500.0))
+    cue_stick((1000.0, 300.0), math.degrees(math.atan2(tr.xy_mm[1] - 300.0, tr.xy_mm[0] - 1000.0)), 1.5, scene)
+    (p,) = of(events(scene, t_end=4.0), Pot)
+    assert (p.ball, p.pocket) == ("r1", "TR")  # the only red is named r1
+    assert abs(p.t_s - t_in) < 1 / 30
+
+
+def test_two_pots_come_in_drop_order():
+    tl, br = FICHA.pocket("TL"), FICHA.pocket("BR")
+    la, ta = _roll_into(tl.xy_mm, (500.0, 300.0), 1200.0, 1.5)
+    lb, tb = _roll_into(br.xy_mm, (1000.0, 500.0), 900.0, 1.5)
+    scene = Scene().add("r1", "red", Leg(0.0, (500.0, 300.0)), *la).add("y1", "yellow", Leg(0.0, (1000.0, 500.0)), *lb)
+    cue_stick((500.0, 300.0), 180.0 + 31.0, 1.5, scene)
+    pots = of(events(scene, t_end=4.0), Pot)
+    assert [p.ball for p in pots] == [b for _, b in sorted([(ta, "r1"), (tb, "y1")])]
+    assert [p.pocket for p in sorted(pots, key=lambda p: p.ball)] == ["TL", "BR"]
+
+
+def test_a_ball_stopping_in_the_jaws_is_no_pot():
+    tr = FICHA.pocket("TR")
+    start = np.array([1000.0, 300.0])
+    end = np.asarray(tr.xy_mm) + np.array([-60.0, 60.0])  # at the mouth, still on the cloth
+    d = end - start
+    v = 800.0
+    decel = v * v / (2 * np.linalg.norm(d))
+    scene = Scene().add("r1", "red", Leg(0.0, tuple(start)), Leg(1.5, tuple(start), tuple(d / np.linalg.norm(d) * v), decel))
+    cue_stick(tuple(start), math.degrees(math.atan2(d[1], d[0])), 1.5, scene)
+    evs = events(scene, t_end=5.0)
+    assert not of(evs, Pot)
+    rest = of(evs, AtRest)[0]
+    assert rest.positions["r1"] == pytest.approx(tuple(end), abs=3.0)
+
+
+def test_a_jump_shot_logs_the_flight():
+    # the cue ball leaves the cloth at the strike for 0.25 s
+    t0, T, v = 1.5, 0.25, 1000.0
+    vz = G * T / 2
+    scene = Scene().add("cue", "white", Leg(0.0, (400.0, 405.0)))
+    fps = 60.0
+    k0 = int(math.ceil(t0 * fps))
+    for k in range(k0, int((t0 + T) * fps) + 1):
+        t = k / fps
+        h = vz * (t - t0) - 0.5 * G * (t - t0) ** 2
+        scene.add("cue", "white", Leg(t, (400.0 + v * (t - t0), 405.0), (v, 0.0), height=max(h, 0.0)))
+    scene.add("cue", "white", Leg(t0 + T, (400.0 + v * T, 405.0), (v, 0.0), 600.0))
+    cue_stick((400.0, 405.0), 0.0, t0, scene)
+    (j,) = of(events(scene, fps=fps, t_end=4.0), Jump)
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1 / fps
+    assert abs(j.airborne_s - T) < 0.03
+
+
+def test_a_ball_flying_over_the_cushion_is_off_the_table():
+    L = FICHA.length_mm
+    t0, v, x0 = 1.5, 2000.0, 1200.0
+    t_line = t0 + (L - R - x0) / v
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0), height=20.0),
+                        Leg(t0 + (L + 60.0 - x0) / v, (L + 60.0, 405.0), gone=True))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - t_line) < 1 / 30
+    assert not of(evs, Pot)
+
+
+def test_pins_down_and_moved():
+    spots = {p.id: p.xy_mm for p in BAR.pins}
+
+    def pins_at(t):
+        xy = np.array([spots[p] for p in ("black", "red", "white1", "white2")], dtype=float)
+        st = np.zeros(4, dtype=np.uint8)
+        if t >= 2.0:
+            st[2], xy[2] = PinState.DOWN, np.nan
+        if t >= 2.2:
+            st[3], xy[3] = PinState.MOVED, xy[3] + (0.0, 6.0)
+        return PinDetections(("black", "red", "white1", "white2"), xy, st, np.full(4, 0.9, dtype=np.float32))
+
+    scene = Scene().add("rA", "red", Leg(0.0, (800.0, 450.0)))
+    scene.add("wA", "white", Leg(0.0, (450.0, 450.0)), Leg(1.5, (450.0, 450.0), (900.0, 0.0), 400.0))
+    cue_stick((450.0, 450.0), 0.0, 1.5, scene)
+    tracker, inferer = BallTracker(BAR), EventInferer(BAR)
+    evs = []
+    for d in detections(scene, BAR, 30.0, 5.0):
+        d = type(d)(d.frame, d.t_s, d.balls, pins_at(d.t_s), d.occluders, d.valid, d.repeated)
+        evs += inferer.step(tracker.update(d))
+    evs += inferer.finish()
+    assert [(e.pin) for e in of(evs, PinDown)] == ["white1"]
+    (m,) = of(evs, PinMoved)
+    assert m.pin == "white2" and m.xy_mm == pytest.approx((1345.0, 656.0), abs=2.0)
+    assert set(of(evs, AtRest)[0].pins) == {"black", "red", "white2"}
+
+
+def test_a_ball_nudged_by_hand_between_shots_is_touched():
+    scene = Scene()
+    still(scene, "cue", (700.0, 400.0))
+    scene.add("r3", "red", Leg(0.0, (480.0, 690.0)), Leg(2.0, (480.0, 690.0), (90.0, 0.0), 60.0))
+    scene.occluders.append((1.7, 2.15, rect(330.0, 650.0, 450.0, 730.0)))  # a hand, not a cue
+    evs = events(scene, t_end=5.0)
+    (t,) = of(evs, BallTouched)
+    assert t.ball == "r1" and abs(t.t_s - 2.0) < 0.1
+    assert not of(evs, ShotStart)
+
+
+def test_balls_placed_and_removed_between_shots():
+    scene = Scene()
+    still(scene, "cue", (700.0, 400.0))
+    scene.add("y1", "yellow", Leg(0.0, (1000.0, 250.0)), Leg(2.0, (1000.0, 250.0), gone=True))
+    scene.add("r1", "red", Leg(2.5, (300.0, 300.0)))
+    evs = events(scene, t_end=5.0)
+    (rem,) = of(evs, BallRemoved)
+    (pla,) = of(evs, BallPlaced)
+    assert rem.ball == "y1" and abs(rem.t_s - 2.0) < 0.1 and rem.xy_mm == pytest.approx((1000.0, 250.0), abs=1.5)
+    assert pla.ball == "r1" and abs(pla.t_s - 2.5) < 0.1 and pla.xy_mm == pytest.approx((300.0, 300.0), abs=1.5)
+    assert not of(evs, ShotStart)
+
+
+def test_frames_that_cannot_be_read_become_an_unobserved_span():
+    scene = Scene()
+    still(scene, "cue", (700.0, 400.0))
+    (u,) = of(events(scene, t_end=4.0, invalid=(2.0, 2.5)), Unobserved)
+    assert u.t_s == pytest.approx(2.0, abs=1 / 30) and u.until_s == pytest.approx(2.5, abs=1 / 30)
+
+
+def test_a_frozen_ball_is_pushed_at_the_strike():
+    t0 = 1.5
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (710.0, 405.0)), Leg(t0, (710.0, 405.0), (60.0, 0.0), 200.0))
+    scene.add("r1", "red", Leg(0.0, (710.0 + 2 * R + 0.3, 405.0)), Leg(t0, (710.0 + 2 * R + 0.3, 405.0), (560.0, 0.0), 400.0))
+    cue_stick((710.0, 405.0), 0.0, t0, scene)
+    evs = events(scene, t_end=5.0)
+    assert of(evs, ShotStart)[0].ball == "cue"
+    (c,) = of(evs, BallBall)
+    assert (c.a, c.b) == ("cue", "r1") and abs(c.t_s - t0) < 1 / 30
+
+
+def test_a_second_cue_touch_frames_after_the_strike_is_a_double_hit():
+    t0, t1 = 1.5, 1.6
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (400.0, 405.0)), Leg(t0, (400.0, 405.0), (500.0, 0.0)),
+              Leg(t1, (450.0, 405.0), (1400.0, 0.0), 2000.0))
+    cue_stick((400.0, 405.0), 0.0, t0, scene)
+    scene.occluders.append((t1 - 0.04, t1 + 0.1, rect(-600.0, 395.0, 450.0 - R - 5.0, 415.0)))  # the cue pushes it again
+    evs = events(scene, t_end=6.0)
+    (cc,) = of(evs, CueContact)
+    assert cc.ball == "cue" and abs(cc.t_s - t1) < 1 / 30
+
+
+def test_the_log_is_valid_and_in_time_order():
+    scene = Scene()
+    v, t0 = 1500.0, 1.503
+    t_c = t0 + (800.0 - 2 * R - 300.0) / v
+    scene.add("cue", "white", Leg(0.0, (300.0, 405.0)), Leg(t0, (300.0, 405.0), (v, 0.0)), Leg(t_c, (800.0 - 2 * R, 405.0)))
+    scene.add("r1", "red", Leg(0.0, (800.0, 405.0)), Leg(t_c, (800.0, 405.0), (v, 0.0), 3000.0))
+    scene.add("y2", "yellow", Leg(3.0, (1000.0, 600.0)))
+    cue_stick((300.0, 405.0), 0.0, t0, scene)
+    evs = events(scene, t_end=5.0, invalid=(4.0, 4.2))
+    _, back = parse_events(dumps_events(evs).splitlines())
+    assert [e.kind for e in back] == [e.kind for e in evs]
+    assert [e.t_s for e in evs] == sorted(e.t_s for e in evs)
+    assert [e.kind for e in evs] == ["shot_start", "ball_ball", "at_rest", "ball_placed", "unobserved"]

@@ -1,0 +1,148 @@
+"""The tracker on scripted trajectories: names, motion through cushions, collisions, occlusion,
+repeated and dropped frames (no rendering, no physics engine)."""
+
+import numpy as np
+import pytest
+
+from calibration.table import resolve_profile
+from tests.tracking._scripted import Leg, Scene, detections, ficha_rack, rect
+from tracking.tracker import BallTracker
+from tracking.tracks import Tracks, TrackState
+
+FICHA = resolve_profile("ficha")
+R = FICHA.ball_radius_mm
+
+
+def run(scene, fps=30, t_end=2.0, profile=FICHA, **kw) -> list[Tracks]:
+    tracker = BallTracker(profile)
+    return [tracker.update(d) for d in detections(scene, profile, fps, t_end, **kw)]
+
+
+def error(snaps, scene, ball, t_from=0.5):
+    """Largest distance between the tracked and the true place of ``ball`` after ``t_from``."""
+    i = FICHA.ball_ids.index(ball)
+    errs = [np.linalg.norm(s.xy_mm[i] - scene.position(ball, s.t_s)) for s in snaps if s.t_s >= t_from]
+    return max(errs)
+
+
+def test_rack_is_named_by_the_layout():
+    scene = Scene()
+    for ball, xy in ficha_rack(FICHA).items():
+        scene.add(ball, FICHA.ball(ball).colour, Leg(0.0, xy))
+    last = run(scene, t_end=1.0)[-1]
+    for ball, xy in ficha_rack(FICHA).items():
+        i = last.index(ball)
+        assert last.state[i] == TrackState.SEEN
+        assert np.linalg.norm(last.xy_mm[i] - xy) < 2.0, ball
+
+
+def test_a_straight_roll_is_followed_closely():
+    scene = Scene().add("cue", "white", Leg(0.0, (300.0, 400.0)), Leg(0.6, (300.0, 400.0), (1500.0, 200.0), 100.0))
+    snaps = run(scene, t_end=1.2)
+    assert error(snaps, scene, "cue") < 12.0
+    assert snaps[-1].state[snaps[-1].index("cue")] == TrackState.SEEN
+
+
+@pytest.mark.parametrize("fps", [30, 60])
+def test_a_5_m_s_cushion_bounce_keeps_the_ball(fps):
+    # 5 m/s towards the foot cushion: about 170 mm a frame at 30 fps, the bounce inside a frame
+    L = FICHA.length_mm
+    t_hit = 0.6 + (L - R - 900.0) / 5000.0
+    scene = Scene().add("cue", "white", Leg(0.0, (900.0, 400.0)), Leg(0.6, (900.0, 400.0), (5000.0, 0.0)),
+                        Leg(t_hit, (L - R, 400.0), (-4000.0, 0.0), 500.0))
+    scene.add("r1", "red", Leg(0.0, (300.0, 150.0)))
+    snaps = run(scene, fps=fps, t_end=0.85)
+    assert error(snaps, scene, "cue", 0.4) < 40.0
+    assert all(s.state[s.index("cue")] != TrackState.OFF for s in snaps if s.t_s > 0.4)
+
+
+def test_two_reds_colliding_keep_their_ids():
+    # r1 rolls into r2 head-on and stops; r2 leaves with its speed (equal balls)
+    v = 1000.0
+    t_c = 0.6 + (700.0 - 2 * R - 300.0) / v
+    scene = Scene()
+    scene.add("r1", "red", Leg(0.0, (300.0, 400.0)), Leg(0.6, (300.0, 400.0), (v, 0.0)), Leg(t_c, (700.0 - 2 * R, 400.0)))
+    scene.add("r2", "red", Leg(0.0, (700.0, 400.0)), Leg(t_c, (700.0, 400.0), (v, 0.0), 200.0))
+    snaps = run(scene, t_end=1.3)
+    assert error(snaps, scene, "r1") < 15.0
+    assert error(snaps, scene, "r2") < 40.0
+
+
+def test_a_ball_under_an_arm_for_ten_frames_keeps_its_id():
+    scene = Scene().add("r1", "red", Leg(0.0, (500.0, 300.0)))
+    scene.add("cue", "white", Leg(0.0, (900.0, 500.0)))
+    scene.occluders.append((0.8, 0.8 + 10 / 30, rect(420.0, 200.0, 600.0, 400.0)))
+    snaps = run(scene, t_end=1.6)
+    hidden = [s for s in snaps if 0.85 < s.t_s < 1.1]
+    assert all(s.state[s.index("r1")] == TrackState.OCCLUDED for s in hidden)
+    assert error(snaps, scene, "r1") < 2.0
+    assert snaps[-1].state[snaps[-1].index("r1")] == TrackState.SEEN
+
+
+def test_a_moving_ball_hidden_for_ten_frames_is_found_again():
+    scene = Scene().add("cue", "white", Leg(0.0, (200.0, 400.0)), Leg(0.5, (200.0, 400.0), (900.0, 0.0), 100.0))
+    scene.occluders.append((0.8, 0.8 + 10 / 30, rect(450.0, 300.0, 800.0, 500.0)))
+    snaps = run(scene, t_end=1.8)
+    last = snaps[-1]
+    assert last.state[last.index("cue")] == TrackState.SEEN
+    assert error(snaps, scene, "cue", 1.3) < 10.0
+
+
+def test_repeated_frames_are_no_measurement_and_dropped_frames_use_the_timestamps():
+    scene = Scene().add("cue", "white", Leg(0.0, (200.0, 400.0)), Leg(0.5, (200.0, 400.0), (900.0, 300.0), 50.0))
+    snaps = run(scene, t_end=1.5, repeat_every=2, drop=(20, 21, 22, 27))
+    assert all(s.repeated for s in snaps if s.frame % 2 == 1 and s.frame > 1)
+    assert all(not np.isfinite(s.z_mm).any() for s in snaps if s.repeated)
+    fresh = [s for s in snaps if not s.repeated]
+    assert error(fresh, scene, "cue") < 15.0
+
+
+def test_a_cluster_break_keeps_every_colour():
+    # the cue ball drives into three touching balls; they fly apart
+    v = 4000.0
+    t_c = 0.6 + (600.0 - 2 * R - 200.0) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (200.0, 405.0)), Leg(0.6, (200.0, 405.0), (v, 0.0)), Leg(t_c, (600.0 - 2 * R, 405.0), (300.0, 0.0), 500.0))
+    scene.add("r1", "red", Leg(0.0, (600.0, 405.0)), Leg(t_c, (600.0, 405.0), (1800.0, 0.0), 300.0))
+    scene.add("y1", "yellow", Leg(0.0, (600.0 + 2 * R * 0.866, 405.0 - R)), Leg(t_c, (600.0 + 2 * R * 0.866, 405.0 - R), (800.0, -800.0), 300.0))
+    scene.add("y2", "yellow", Leg(0.0, (600.0 + 2 * R * 0.866, 405.0 + R)), Leg(t_c, (600.0 + 2 * R * 0.866, 405.0 + R), (800.0, 800.0), 300.0))
+    snaps = run(scene, t_end=1.0)
+    for ball in ("cue", "r1", "y1", "y2"):
+        assert error(snaps, scene, ball, 0.5) < 45.0, ball
+
+
+def test_a_ball_lifted_off_leaves_the_table_after_the_coast_time():
+    scene = Scene().add("r1", "red", Leg(0.0, (500.0, 300.0)), Leg(1.0, (500.0, 300.0), gone=True))
+    snaps = run(scene, t_end=2.0)
+    i = FICHA.ball_ids.index("r1")
+    assert snaps[-1].state[i] == TrackState.OFF
+    assert all(s.state[i] != TrackState.OFF for s in snaps if 0.4 < s.t_s < 1.2)
+
+
+def test_ids_come_from_each_tracker_not_a_shared_counter():
+    scene = Scene().add("cue", "white", Leg(0.0, (500.0, 300.0)))
+    a, b = BallTracker(FICHA), BallTracker(FICHA)
+    for d in detections(scene, FICHA, 30, 0.5):
+        a.update(d)
+        b.update(d)
+    assert [t.uid for t in a.tracks] == [t.uid for t in b.tracks] == [1]
+
+
+def test_snapshots_are_frozen():
+    scene = Scene().add("cue", "white", Leg(0.0, (500.0, 300.0)))
+    snap = run(scene, t_end=0.5)[-1]
+    with pytest.raises(ValueError):
+        snap.xy_mm[0, 0] = 1.0
+    with pytest.raises(AttributeError):
+        snap.t_s = 3.0
+
+
+def test_bar_billiards_whites_take_free_ids_in_trough_order():
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("red", "red", Leg(0.5, (800.0, 450.0)))
+    scene.add("wA", "white", Leg(1.0, (450.0, 450.0)))
+    scene.add("wB", "white", Leg(1.5, (500.0, 300.0)))
+    last = run(scene, profile=bar, t_end=2.5)[-1]
+    named = {b: tuple(np.round(last.xy_mm[last.index(b)])) for b in bar.ball_ids if last.state[last.index(b)] != TrackState.OFF}
+    assert set(named) == {"red", "w1", "w2"}
+    assert np.linalg.norm(np.array(named["w1"]) - (450.0, 450.0)) < 3

@@ -1,0 +1,153 @@
+"""The table as tracking sees it: the lines a ball's centre bounces off, pockets, holes, pins, and the
+shapes over the table (occluders), all in table millimetres (:mod:`calibration.table`).
+
+A ball touches a cushion when its centre reaches the line one radius inside the cushion nose; it
+touches a jaw point when its centre comes within one radius of it. Pocket drop circles, bed holes
+and pins come from the profile.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import cv2
+import numpy as np
+
+from calibration.table import TableProfile
+
+__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated"]
+
+
+@dataclass(frozen=True, slots=True)
+class CentreLine:
+    """Where a ball's centre touches cushion ``id``: ``coord[axis] == at_mm`` for the other coordinate
+    between ``lo_mm`` and ``hi_mm``; ``inward`` is +1 when the table lies at larger coordinates."""
+
+    id: str
+    axis: int  # 0: a line of constant x (head, foot, scoreboard); 1: of constant y (the sides)
+    at_mm: float
+    lo_mm: float
+    hi_mm: float
+    inward: int
+    nose: tuple[tuple[float, float], tuple[float, float]]  # the cushion nose's end points
+
+    def distance(self, xy: np.ndarray) -> np.ndarray:
+        """Signed distance (mm) of centres from the line, positive on the table's side."""
+        return self.inward * (np.asarray(xy)[..., self.axis] - self.at_mm)
+
+    def spans(self, xy: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+        """Whether centres lie alongside the cushion (not in a pocket mouth beyond it)."""
+        u = np.asarray(xy)[..., 1 - self.axis]
+        return (u >= self.lo_mm - margin_mm) & (u <= self.hi_mm + margin_mm)
+
+    def contact_point(self, xy: np.ndarray) -> tuple[float, float]:
+        """The point on the nose a ball centred at ``xy`` touches."""
+        p = [float(xy[0]), float(xy[1])]
+        p[self.axis] = self.nose[0][self.axis]
+        return (p[0], p[1])
+
+
+class TableGeometry:
+    """Cushion lines, jaws, pockets, holes and pins of one profile, as arrays ready for vector tests."""
+
+    def __init__(self, profile: TableProfile):
+        self.profile = profile
+        self.R = profile.ball_radius_mm
+        self.length_mm, self.width_mm = profile.length_mm, profile.width_mm
+        lines = []
+        for c in profile.cushions:
+            lines.append(self._line(c.id, c.a_mm, c.b_mm, c.normal))
+        if profile.scoreboard_x_mm is not None:
+            # bar billiards 2i: the folded-down scoreboard is a cushion in the endgame; a ball only
+            # bounces there when it is down, so a bounce on this line is the evidence
+            x = profile.scoreboard_x_mm
+            lines.append(self._line("scoreboard", (x, 0.0), (x, profile.width_mm), (-1.0, 0.0)))
+        self.lines: tuple[CentreLine, ...] = tuple(lines)
+        jaws = []
+        for p in profile.pockets:
+            for jaw in p.jaws_mm:
+                owner = min(profile.cushions, key=lambda c: min(math.dist(c.a_mm, jaw), math.dist(c.b_mm, jaw)))
+                jaws.append((owner.id, jaw))
+        self.jaw_ids: tuple[str, ...] = tuple(j[0] for j in jaws)
+        self.jaw_xy = np.array([j[1] for j in jaws], dtype=np.float64).reshape(-1, 2)
+        self.pocket_ids: tuple[str, ...] = tuple(p.id for p in profile.pockets) + tuple(h.id for h in profile.holes)
+        self.pocket_xy = np.array([p.xy_mm for p in profile.pockets] + [h.xy_mm for h in profile.holes], dtype=np.float64).reshape(-1, 2)
+        self.pocket_r = np.array([p.radius_mm for p in profile.pockets] + [h.radius_mm for h in profile.holes], dtype=np.float64)
+        self.is_hole = np.array([False] * len(profile.pockets) + [True] * len(profile.holes))
+        self.pin_ids: tuple[str, ...] = tuple(p.id for p in profile.pins)
+        self.pin_xy = np.array([p.xy_mm for p in profile.pins], dtype=np.float64).reshape(-1, 2)
+        self.pin_r = np.array([p.radius_mm for p in profile.pins], dtype=np.float64)
+
+    def _line(self, cid: str, a: tuple[float, float], b: tuple[float, float], normal: tuple[float, float]) -> CentreLine:
+        axis = 0 if abs(normal[0]) > abs(normal[1]) else 1
+        inward = 1 if normal[axis] > 0 else -1
+        at = a[axis] + inward * self.R
+        lo, hi = sorted((a[1 - axis], b[1 - axis]))
+        return CentreLine(cid, axis, at, lo, hi, inward, (a, b))
+
+    @cached_property
+    def main_lines(self) -> tuple[CentreLine, ...]:
+        """The cushions a ball always bounces off (the scoreboard only in the endgame)."""
+        return tuple(c for c in self.lines if c.id != "scoreboard")
+
+    def on_table(self, xy: np.ndarray, margin_mm: float = 0.0) -> np.ndarray:
+        """Whether centres lie on the playing surface grown by ``margin_mm`` (negative: shrunk)."""
+        xy = np.asarray(xy)
+        return ((xy[..., 0] >= -margin_mm) & (xy[..., 0] <= self.length_mm + margin_mm)
+                & (xy[..., 1] >= -margin_mm) & (xy[..., 1] <= self.width_mm + margin_mm))
+
+    def nearest_pocket(self, xy: np.ndarray) -> tuple[int, float]:
+        """Index (into ``pocket_ids``) of the pocket or hole nearest ``xy`` and the distance from its
+        drop circle's edge (negative inside)."""
+        if len(self.pocket_xy) == 0:
+            return -1, math.inf
+        d = np.hypot(*(self.pocket_xy - np.asarray(xy, dtype=np.float64)).T) - self.pocket_r
+        k = int(np.argmin(d))
+        return k, float(d[k])
+
+    def pocket_mouth_distance(self, xy: np.ndarray) -> np.ndarray:
+        """(m,) distance of each centre from the nearest pocket's drop circle (holes excluded)."""
+        n = len(self.profile.pockets)
+        xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+        if n == 0:
+            return np.full(len(xy), np.inf)
+        d = np.linalg.norm(xy[:, None, :] - self.pocket_xy[None, :n], axis=2) - self.pocket_r[None, :n]
+        return d.min(axis=1)
+
+    def bounce(self, xy: np.ndarray, v: np.ndarray) -> list[tuple[int, float]]:
+        """The cushion reflections a centre moving from ``xy`` to ``xy + v`` (one step) makes:
+        ``(axis, line)`` pairs, for lines crossed alongside their cushion (not in a pocket mouth)."""
+        out = []
+        end = xy + v
+        for c in self.main_lines:
+            if c.distance(end) < 0 <= c.distance(xy) + 1e-9:
+                # where the path crosses the line must lie alongside the cushion
+                d0, d1 = c.distance(xy), c.distance(end)
+                cross = xy + v * (d0 / (d0 - d1)) if d0 != d1 else end
+                if c.spans(cross):
+                    out.append((c.axis, c.at_mm))
+        return out
+
+
+def polygon_distance(polygon: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """(m,) signed distance (mm) of points from a polygon's outline: negative inside."""
+    contour = np.asarray(polygon, dtype=np.float32).reshape(-1, 1, 2)
+    pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    return np.array([-cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in pts])
+
+
+def elongated(polygon: np.ndarray, min_length_mm: float, max_width_mm: float) -> tuple[bool, np.ndarray, np.ndarray]:
+    """Whether a polygon is stick-shaped (a cue): its minimum-area rectangle at least
+    ``min_length_mm`` long and at most ``max_width_mm`` wide. Also returns the two ends of its long
+    axis (each (2,)), so the caller can find the tip."""
+    pts = np.asarray(polygon, dtype=np.float32).reshape(-1, 2)
+    if len(pts) < 3:
+        return False, pts[0].astype(np.float64), pts[-1].astype(np.float64)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(pts)
+    length, width = max(w, h), min(w, h)
+    a = math.radians(angle if w >= h else angle + 90.0)
+    d = np.array([math.cos(a), math.sin(a)]) * length / 2
+    c = np.array([cx, cy], dtype=np.float64)
+    return (length >= min_length_mm and width <= max_width_mm), c - d, c + d

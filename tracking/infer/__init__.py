@@ -1,0 +1,511 @@
+"""Event inference: per-frame tracks in, the event log out (``docs/event-log.md``, ``docs/tracking.md``).
+
+``EventInferer(profile).step(tracks)`` is called with every snapshot of the tracker and returns the
+events that became certain with that frame; ``finish()`` at the end of the video returns the rest.
+
+Between shots it watches for balls placed and removed by hand and for balls that start to move.
+The first ball to move opens an episode; a few frames from before it (the pre-roll) give every
+ball's place at rest. When every ball has been still for ``rest_window_s`` the episode is analysed
+as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, cushions, pots,
+jumps, balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's
+events come out then, a fraction of a second after the last ball stopped. An episode whose first
+ball was not struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch.
+Frames vision could not read become ``unobserved`` spans. Events come out in time order.
+
+One module per kind of event: ``contact``, ``frozen``, ``cushion``, ``pot``, ``off_table``,
+``jump``, ``pin``, ``touched``, ``double_hit``; ``segments`` fits the pieces of free motion they
+all read, ``shot`` holds a shot's frames and each ball's motion.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.table import TableProfile
+from tracking.events import (AtRest, BallPlaced, BallRemoved, BallTouched, Event, ShotStart, Unobserved, event_from_dict,
+                             event_to_dict)
+from tracking.geometry import TableGeometry
+from tracking.infer.contact import contact_events, infer_contacts
+from tracking.infer.cushion import infer_cushions
+from tracking.infer.double_hit import infer_double_hit
+from tracking.infer.frozen import frozen_pushes
+from tracking.infer.hand import removed_in_shot
+from tracking.infer.jump import infer_jumps
+from tracking.infer.off_table import infer_off_table
+from tracking.infer.pin import infer_pins
+from tracking.infer.pot import infer_pots, vanished
+from tracking.infer.shot import BallMotion, ShotContext, ShotFrames, build_context
+from tracking.infer.touched import infer_touched, is_strike
+from tracking.tracks import Tracks, TrackState
+from vision.types import PinState
+
+__all__ = ["InferConfig", "EventInferer", "analyse_shot"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class InferConfig:
+    """How events are read from tracks. Lengths in mm, times in s, speeds in mm/s."""
+
+    # rest and motion
+    sigma_rest_mm: float = 1.5  # a ball's position noise at rest when too few frames tell it
+    blur_s: float = 0.001  # the noise grows by this times the speed (motion blur)
+    covered_doubt: float = 3.0  # the noise of a ball an occluder partly covers, in multiples of its noise
+    move_mm: float = 4.0  # a ball this far from its rest place (and 4 of its noise) in three frames running has moved
+    nudge_mm: float = 2.5  # a ball whose place at rest changed by more than this was moved, if only a little
+    rest_samples: int = 10  # measurements averaged for a place at rest
+    rest_window_s: float = 0.25  # every ball still this long: the shot is over (its events come out then)
+    rest_tol_mm: float = 4.0  # still: moving less than this (and 3 noise) within the window ...
+    creep_mm: float = 1.8  # ... and its halves' medians less than this apart (a ball creeping to a stop is not still)
+    preroll_s: float = 1.0  # frames kept from before a shot (the balls at rest, the cue coming in)
+    max_shot_s: float = 90.0  # a shot that never comes to rest is cut here
+    edge_wait_max_s: float = 7.5  # bar billiards: a ball on a hole's edge may still drop (2f b waits 5 s)
+    hole_edge_mm: float = 3.0  # a ball's centre this close outside a hole's rim sits on its edge
+    lip_mm: float = 15.0  # a ball's centre this close to a pocket's drop circle is at its lip ...
+    lip_wait_s: float = 0.75  # ... and may still creep in: the shot waits this long for it
+    # pieces of free motion
+    piece_penalty: float = 12.0  # the residual (in noise units squared) one more piece must remove ...
+    piece_penalty_log: float = 3.0  # ... plus this times the log of the number of measurements (BIC)
+    min_dv_mm_s: float = 60.0  # a smaller change of velocity is no event
+    # contacts
+    contact_tol_mm: float = 8.0  # two paths this close to one ball width apart may touch
+    contact_time_tol_s: float = 0.04  # the struck ball left within this of the striker's arrival
+    chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
+    frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
+    hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
+    loose_contact_mm: float = 40.0  # a ball leaving with a moving ball this close to touching it was hit by it ...
+    loose_confidence: float = 0.65  # ... with this confidence (no closer fit found)
+    # cushions
+    cushion_tol_mm: float = 5.0  # a kink this close to the line one radius off a cushion nose ...
+    cushion_tol_s: float = 0.02  # ... plus its speed across the cushion times this (where pieces meet is less sure)
+    frozen_cushion_mm: float = 1.0  # a ball resting this close to a cushion bounces off it when pushed in
+    graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
+    # pots and balls off the table
+    pot_horizon_frames: float = 3.0  # a vanished ball's path is followed this many frames on
+    pot_reach_mm: float = 150.0  # ... at most this far
+    pot_near_mm: float = 60.0  # and must come this close to a drop circle to be potted there
+    off_table_reach_mm: float = 60.0  # a ball vanishing this close to a cushion line may have left over it
+    # jumps
+    jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
+    # pins
+    pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
+    pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
+    # the cue, hands and touches
+    cue_window_s: float = 0.4  # the cue is looked for this long before a ball starts
+    cue_reach_mm: float = 60.0  # ... this close to the ball's surface
+    cue_min_length_mm: float = 250.0  # a cue-shaped occluder is at least this long ...
+    cue_max_width_mm: float = 50.0  # ... and at most this wide
+    tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
+    strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
+    touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
+    double_hit_window_s: float = 0.2  # the cue touching the struck ball again this soon is a double hit
+    touch_min_mm: float = 10.0  # a ball must move at least this far, with nothing to explain it, to be called touched
+    place_settle_s: float = 0.3  # a ball put down must rest this long before it counts as placed
+    startup_s: float = 1.0  # balls first seen this soon after the first readable frame were already there
+
+
+def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: InferConfig) -> list[Event]:
+    """The events of one finished episode (a shot, or a touch), in time order."""
+    ctx = build_context(frames, ids, geometry, cfg)
+    moving = [m for m in ctx.moving() if m.t_start is not None and m.r0 is not None]
+    if not moving:
+        return []
+    first = _striker(ctx, moving)
+    ctx.striker, ctx.t_strike = first.i, float(first.t_start)
+    cause, strike_conf = is_strike(ctx, first)
+    first.cause = cause
+    touch: Event | None = None
+    if cause == "hand":
+        # a touch: unless the cue then struck a ball in the same episode (the touched ball still rolling)
+        struck = _later_strike(ctx, first)
+        if struck is not None:
+            touch = BallTouched(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf)
+            first, cause, strike_conf = struck, "cue", 0.9
+            ctx.striker, ctx.t_strike = first.i, float(first.t_start)
+            first.cause = "cue"
+    strike = cause == "cue"
+    if cause == "carry":
+        # a hand lifting a ball and taking it away: a removal, nothing else happened
+        if ctx.frames.state[-1, first.i] == TrackState.OFF:
+            return [BallRemoved(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf)]
+        return []
+    contacts = infer_contacts(ctx, frozen_pushes(ctx) if strike else [])
+    events: list[Event] = [touch] if touch is not None else []
+    if not strike:
+        events.append(BallTouched(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf))
+    else:
+        positions = {ids[m.i]: _xy(m.r0) for m in ctx.motions if m.r0 is not None and m.present0}
+        positions[first.id] = _xy(first.r0)
+        events.append(ShotStart(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), positions=positions,
+                                confidence=strike_conf))
+        events += infer_jumps(ctx)
+        events += contact_events(ctx, contacts)
+    events += infer_cushions(ctx, contacts) if strike else []
+    pots, potted = infer_pots(ctx)
+    events += pots
+    off, gone = infer_off_table(ctx, potted)
+    events += off
+    removed, lifted = removed_in_shot(ctx, potted | gone)
+    events += removed
+    gone |= lifted
+    if strike:
+        events += infer_pins(ctx)
+        events += infer_double_hit(ctx)
+        events += infer_touched(ctx)
+    events += _lost(ctx, potted | gone)
+    t_end = _end_time(ctx, events)
+    events = [e for e in events if not (isinstance(e, Unobserved) and e.until_s < e.t_s)]
+    if strike:
+        events.append(_at_rest(ctx, t_end, potted | gone))
+    # every event within the shot, in time order (ties keep the order above: the strike first)
+    lo = ctx.t_strike
+    events = [e if isinstance(e, BallRemoved) or e is touch else _clamp(e, lo, t_end) for e in events]
+    events.sort(key=lambda e: (e.t_s, 0 if isinstance(e, ShotStart) else 2 if isinstance(e, AtRest) else 1))
+    return events
+
+
+def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
+    """The ball the cue struck: the one a cue-shaped occluder's tip was at when the first ball moved
+    (a frozen ball may leave faster than the struck one, which may hardly move at all), else the
+    first to move."""
+    cfg = ctx.config
+    earliest = min(m.t_start for m in moving)
+    pointed = []
+    for m in ctx.motions:
+        if m.r0 is None or not m.present0 or (m.moved and m.t_start is not None and m.t_start - earliest > cfg.cue_window_s):
+            continue
+        # where the tip was at the strike (before it, in the back swing, it may pass over other balls)
+        _, tip = ctx.cue_tip(m.r0, earliest - 2.5 * ctx.dt, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip <= ctx.R + cfg.cue_reach_mm:
+            pointed.append((tip, m))
+    if pointed:
+        m = min(pointed, key=lambda p: p[0])[1]  # the ball the tip was closest to (a cue lies along a line of balls)
+        m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
+        return m
+    return min(moving, key=lambda m: m.t_start)
+
+
+def _later_strike(ctx: ShotContext, touched: BallMotion) -> BallMotion | None:
+    """A ball that started after ``touched`` with the cue's tip at it: the shot that followed a touch
+    before everything was still again."""
+    cfg = ctx.config
+    for m in sorted(ctx.moving(), key=lambda m: m.t_start if m.t_start is not None else math.inf):
+        if m is touched or m.t_start is None or m.r0 is None or m.t_start <= touched.t_start:
+            continue
+        _, tip = ctx.cue_tip(m.r0, m.t_start - cfg.cue_window_s, m.t_start + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip <= ctx.R + cfg.cue_reach_mm:
+            return m
+    return None
+
+
+def _xy(p: np.ndarray) -> tuple[float, float]:
+    return (float(p[0]), float(p[1]))
+
+
+def _clamp(e: Event, lo: float, hi: float) -> Event:
+    """The event moved into [lo, hi] (through its JSON form: the event types are only built by keyword)."""
+    if lo <= e.t_s <= hi:
+        return e
+    return event_from_dict({**event_to_dict(e), "t_s": min(max(e.t_s, lo), hi)})
+
+
+def _end_time(ctx: ShotContext, events: list[Event]) -> float:
+    stops = [m.t_stop for m in ctx.motions if m.moved and m.t_stop is not None]
+    stops += [m.t_last for m in ctx.motions if m.moved and m.r1 is None and len(m.ts)]
+    stops += [e.t_s for e in events]
+    t = max(stops) if stops else ctx.t_strike
+    return float(min(t, ctx.frames.t[-1]))
+
+
+def _lost(ctx: ShotContext, accounted: set[int]) -> list[Unobserved]:
+    """Balls that vanished in the middle of the table (vision lost them): nothing can be said of
+    them from then on; the rules engine asks."""
+    out = []
+    for m in ctx.motions:
+        if m.i in accounted:
+            continue
+        last = vanished(ctx, m)
+        if last is None:
+            continue
+        out.append(Unobserved(t_s=last[0], until_s=float(ctx.frames.t[-1]), reason=f"{m.id} was lost from view"))
+    return out
+
+
+def _at_rest(ctx: ShotContext, t_end: float, gone: set[int]) -> AtRest:
+    positions = {}
+    for m in ctx.motions:
+        if m.i in gone:
+            continue
+        end = ctx.frames.state[-1, m.i]
+        if end in (TrackState.OFF, TrackState.IN_POCKET):
+            continue
+        p = m.r1 if m.r1 is not None else (m.r0 if not m.moved else ctx.frames.xy[-1, m.i])
+        if p is not None and np.all(np.isfinite(p)):
+            positions[m.id] = _xy(p)
+    pins = {}
+    f = ctx.frames
+    g = ctx.geometry
+    if f.pin_state is not None:
+        tail = f.t >= f.t[-1] - ctx.config.pin_settle_s
+        for j, pid in enumerate(g.pin_ids[: f.pin_state.shape[1]]):
+            st = f.pin_state[tail, j]
+            if np.mean(st == PinState.DOWN) > 0.5:
+                continue
+            xy = f.pin_xy[tail, j][st != PinState.DOWN]
+            xy = xy[np.isfinite(xy[:, 0])]
+            p = np.median(xy, axis=0) if len(xy) else g.pin_xy[j]
+            pins[pid] = _xy(p)
+    return AtRest(t_s=t_end, positions=positions, pins=pins)
+
+
+class EventInferer:
+    """Turns a stream of :class:`~tracking.tracks.Tracks` into events; see the module docstring."""
+
+    def __init__(self, profile: TableProfile, config: InferConfig | None = None):
+        self.profile = profile
+        self.config = config or InferConfig()
+        self.geometry = TableGeometry(profile)
+        self.ids = profile.ball_ids
+        n = len(self.ids)
+        self._preroll: deque[Tracks] = deque()
+        self._shot: list[Tracks] | None = None
+        self._present = np.zeros(n, dtype=bool)
+        self._rest = np.full((n, 2), np.nan)
+        self._recent: list[deque] = [deque(maxlen=self.config.rest_samples) for _ in range(n)]
+        self._last_seen_t = np.full(n, -math.inf)
+        self._appeared: dict[int, float] = {}
+        self._queue: list[tuple[float, int, Event]] = []
+        self._seq = 0
+        self._last_t = -math.inf  # the time of the last event handed out
+        self._invalid_from: float | None = None
+        self._last_frame_t = -math.inf
+        self._edge_wait_from: float | None = None
+        self._first_t: float | None = None  # the first readable frame
+        self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
+
+    # ---- the per-frame entry point ----------------------------------------------------------
+    def step(self, tracks: Tracks) -> list[Event]:
+        """The events that became certain with this frame, in time order."""
+        if tracks.repeated:
+            return []
+        t = float(tracks.t_s)
+        if not tracks.valid:
+            if self._invalid_from is None:
+                self._invalid_from = t
+            self._last_frame_t = t
+            return []
+        if self._invalid_from is not None:
+            self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason="the frames could not be read against the table"))
+            self._invalid_from = None
+        self._last_frame_t = t
+        self._seen(tracks)
+        if self._shot is not None:
+            self._shot.append(tracks)
+            if self._shot_over(t):
+                self._end_shot()
+                return self._release(math.inf)
+            return []
+        self._keep_preroll(tracks)
+        self._hands(tracks)
+        if self._starts_moving(tracks):
+            self._shot = list(self._preroll)
+            self._trigger = len(self._shot) - 1
+            return self._release(math.inf)
+        return self._release(t - self.config.place_settle_s - 0.6)
+
+    def finish(self) -> list[Event]:
+        """The end of the video: an open shot is analysed as it stands (without ``at_rest`` if balls
+        were still moving), an open unreadable span is closed, pending placements are settled."""
+        if self._invalid_from is not None:
+            self._push(Unobserved(t_s=self._invalid_from, until_s=max(self._last_frame_t, self._invalid_from),
+                                  reason="the frames could not be read against the table"))
+            self._invalid_from = None
+        if self._shot is not None:
+            self._end_shot(finished=False)
+        return self._release(math.inf)
+
+    # ---- bookkeeping -----------------------------------------------------------------------------
+    def _push(self, e: Event) -> None:
+        self._seq += 1
+        bisect.insort(self._queue, (e.t_s, self._seq, e))
+
+    def _release(self, until: float) -> list[Event]:
+        out = []
+        while self._queue and self._queue[0][0] <= until:
+            _, _, e = self._queue.pop(0)
+            if e.t_s < self._last_t:
+                log.debug("event %s at %.3f s moved to %.3f s to keep the log in time order", e.kind, e.t_s, self._last_t)
+                e = _clamp(e, self._last_t, math.inf)
+            self._last_t = e.t_s
+            out.append(e)
+        return out
+
+    def _seen(self, tracks: Tracks) -> None:
+        meas = tracks.measured
+        self._last_seen_t[meas] = tracks.t_s
+        for i in np.flatnonzero(meas):
+            self._recent[i].append(tracks.z_mm[i].copy())
+
+    def _keep_preroll(self, tracks: Tracks) -> None:
+        self._preroll.append(tracks)
+        while self._preroll and self._preroll[0].t_s < tracks.t_s - self.config.preroll_s:
+            self._preroll.popleft()
+
+    def _still(self, i: int, least: int = 5) -> np.ndarray | None:
+        """Where ball ``i`` stands still (the median of its last, at least ``least``, measurements), or None."""
+        r = self._recent[i]
+        if len(r) < min(least, self.config.rest_samples):
+            return None
+        z = np.array(r)
+        c = np.median(z, axis=0)
+        if np.max(np.linalg.norm(z - c, axis=1)) > self.config.rest_tol_mm * 1.5:
+            return None
+        return c
+
+    # ---- between shots: hands and the start of motion -------------------------------------------
+    def _hands(self, tracks: Tracks) -> None:
+        cfg = self.config
+        t = tracks.t_s
+        on = tracks.state != TrackState.OFF
+        for i in np.flatnonzero(on & ~self._present):
+            if self._first_t is None or t - self._first_t <= cfg.startup_s:
+                continue  # the balls on the table when the camera starts were not placed in view
+            self._appeared[i] = t
+            self._recent[i].clear()
+        for i in np.flatnonzero(~on & self._present):
+            if i in self._appeared:
+                del self._appeared[i]  # it came and went without settling
+            else:
+                xy = self._rest[i] if np.isfinite(self._rest[i, 0]) else tracks.xy_mm[i]
+                if not np.all(np.isfinite(xy)):
+                    xy = self._rest[i]
+                self._push(BallRemoved(t_s=float(max(self._last_seen_t[i], self._last_t)), ball=self.ids[i],
+                                       xy_mm=_xy(xy) if np.all(np.isfinite(xy)) else None))
+            self._rest[i] = np.nan
+        self._present = on.copy()
+        if self._first_t is None:
+            self._first_t = t
+        for i, t0 in list(self._appeared.items()):
+            c = self._still(i, 3)
+            if c is None:
+                if not np.isfinite(self._rest[i, 0]) and len(self._recent[i]):
+                    self._rest[i] = self._recent[i][0]  # where it was first seen, until it has settled
+                continue
+            self._rest[i] = c  # a ball just put down may be struck before it has settled long
+            if t - t0 >= cfg.place_settle_s and tracks.state[i] == TrackState.SEEN:
+                self._placed(i)
+        for i in np.flatnonzero(on & ~np.isfinite(self._rest[:, 0])):
+            if i in self._appeared:
+                continue
+            c = self._still(i)
+            if c is not None:
+                self._rest[i] = c
+
+    def _placed(self, i: int) -> None:
+        self._push(BallPlaced(t_s=self._appeared.pop(i), ball=self.ids[i], xy_mm=_xy(self._rest[i])))
+
+    def _starts_moving(self, tracks: Tracks) -> bool:
+        cfg = self.config
+        for i in np.flatnonzero(tracks.measured):
+            if not np.isfinite(self._rest[i, 0]):
+                continue
+            r = self._recent[i]
+            if len(r) < 2:
+                continue
+            tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
+            if len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:]):
+                for j in list(self._appeared):
+                    if np.isfinite(self._rest[j, 0]):
+                        self._placed(j)  # put down and struck at once (bar billiards: a ball from the trough)
+                return True
+        return False
+
+    # ---- the end of a shot -------------------------------------------------------------------------
+    def _shot_over(self, t: float) -> bool:
+        cfg = self.config
+        shot = self._shot
+        assert shot is not None
+        if t - shot[0].t_s > cfg.max_shot_s:
+            log.warning("a shot from %.2f s has not come to rest after %.0f s: it is cut here", shot[0].t_s, cfg.max_shot_s)
+            return True
+        window = [f for f in shot if f.t_s >= t - cfg.rest_window_s]
+        if len(window) < 3 or shot[0].t_s > t - cfg.rest_window_s - cfg.preroll_s * 0.5:
+            return False
+        if window[-1].t_s - window[0].t_s < 0.75 * cfg.rest_window_s:
+            return False  # frames missing in the window (unreadable ones): not long enough seen still
+        last = window[-1]
+        for i in range(len(self.ids)):
+            st = last.state[i]
+            if st in (TrackState.OFF, TrackState.IN_POCKET):
+                continue
+            if st in (TrackState.MISSING, TrackState.AIRBORNE):
+                return False
+            z = np.array([f.z_mm[i] for f in window if np.isfinite(f.z_mm[i, 0])])
+            if len(z) == 0:
+                if st == TrackState.OCCLUDED and np.all(np.array([f.state[i] for f in window]) == TrackState.OCCLUDED):
+                    continue  # hidden all along at one place
+                return False
+            c = np.median(z, axis=0)
+            if np.max(np.linalg.norm(z - c, axis=1)) > cfg.rest_tol_mm * 1.5:
+                return False
+            half = len(z) // 2
+            if half >= 2 and np.linalg.norm(np.median(z[:half], axis=0) - np.median(z[half:], axis=0)) > cfg.creep_mm:
+                return False  # still creeping
+            if np.any(np.array([f.state[i] for f in window]) == TrackState.MISSING):
+                return False
+            wait = self._edge_wait(c)
+            if wait > 0:
+                if self._edge_wait_from is None:
+                    self._edge_wait_from = t
+                if t - self._edge_wait_from < wait:
+                    return False
+        self._edge_wait_from = None
+        return True
+
+    def _edge_wait(self, xy: np.ndarray) -> float:
+        """How long to wait for a ball still at ``xy`` before calling the shot over: on a bed hole's
+        edge it may drop seconds later (bar billiards 2f b); at a pocket's lip it may still be creeping
+        in; elsewhere not at all."""
+        g = self.geometry
+        cfg = self.config
+        d = np.linalg.norm(g.pocket_xy - xy, axis=1) - g.pocket_r
+        if np.any(g.is_hole & (d > -1.5) & (d < cfg.hole_edge_mm)):
+            return cfg.edge_wait_max_s
+        if np.any(~g.is_hole & (d < cfg.lip_mm)):
+            return cfg.lip_wait_s
+        return 0.0
+
+    def _end_shot(self, finished: bool = True) -> None:
+        shot = self._shot
+        assert shot is not None
+        self._shot = None
+        self._edge_wait_from = None
+        frames = ShotFrames.stack(shot, self._trigger)
+        try:
+            events = analyse_shot(frames, self.ids, self.geometry, self.config)
+        except Exception:  # noqa: BLE001 - one bad shot must not stop a live referee; it is reported
+            log.exception("the shot from %.2f s to %.2f s could not be analysed", frames.t[0], frames.t[-1])
+            events = [Unobserved(t_s=float(frames.t[0]), until_s=float(frames.t[-1]), reason="the shot could not be analysed")]
+        if not finished:
+            events = [e for e in events if not isinstance(e, AtRest)]
+        for e in events:
+            self._push(e)
+        # the new places at rest; the pre-roll starts again from the still frames at the end
+        last = shot[-1]
+        self._present = last.state != TrackState.OFF
+        for i in range(len(self.ids)):
+            self._rest[i] = np.nan
+            if self._present[i]:
+                c = self._still(i)
+                if c is not None:
+                    self._rest[i] = c
+        self._appeared.clear()
+        # the next pre-roll starts from the still frames at the end of this shot
+        self._preroll = deque(f for f in shot if f.t_s >= last.t_s - self.config.rest_window_s)

@@ -1,0 +1,110 @@
+"""Pots: which pocket or bed hole, and when, in drop order.
+
+A ball that leaves the table during a shot and is not seen again on the cloth is potted when its
+path runs into a pocket's drop circle (or a bed hole): the time is when its last piece reaches the
+circle (the drop order comes from these times, not from the frame it vanished in). A ball seen in a
+pocket's net is potted there. A ball that stops in the jaws stays on the table: it is no pot, and a
+hand lifting it out later is a ``ball_removed``. A ball coming to rest on a bed hole's edge and
+dropping later (bar billiards 2f b) is potted with ``edge_wait_s``, the time it sat there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracking.events import Pot
+from tracking.infer.shot import BallMotion, ShotContext
+from tracking.tracks import TrackState
+
+__all__ = ["infer_pots", "vanished"]
+
+
+def vanished(ctx: ShotContext, m: BallMotion) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """For a ball that was on the table and is no longer at the end of the shot: its last seen time,
+    place and velocity; None for a ball still on the table (or never on it)."""
+    if m.k_last < 0 or m.end_state in (TrackState.SEEN, TrackState.OCCLUDED, TrackState.MISSING, TrackState.AIRBORNE):
+        return None
+    t_last = float(ctx.frames.t[m.k_last])
+    z = ctx.frames.z[m.k_last, m.i]
+    if m.moved and m.pieces:
+        p = m.pieces[-1]
+        return t_last, p.at(t_last), p.velocity(t_last)
+    return t_last, z, np.zeros(2)
+
+
+def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray, k: int) -> float:
+    """When the ball's path reached drop circle ``k`` (before its last sighting if it was already inside)."""
+    g = ctx.geometry
+    centre, r = g.pocket_xy[k], g.pocket_r[k]
+    if m.moved and m.pieces:
+        p = m.pieces[-1]
+        horizon = ctx.config.pot_horizon_frames * ctx.dt
+        ts = np.linspace(p.t_first, t_last + horizon, 600)
+        pos = p.at(ts)
+        # beyond the last sighting the path goes straight on at the last velocity
+        after = ts > t_last
+        pos[after] = xy + np.outer(ts[after] - t_last, v)
+        d = np.linalg.norm(pos - centre, axis=1) - r
+        inside = np.flatnonzero(d <= 0)
+        if len(inside):
+            j = int(inside[0])
+            if j == 0:
+                return float(ts[0])
+            return float(ts[j - 1] + (ts[j] - ts[j - 1]) * d[j - 1] / (d[j - 1] - d[j]))
+    return t_last + 0.5 * ctx.dt
+
+
+def _still_before(ctx: ShotContext, m: BallMotion, t_last: float) -> float:
+    """How long the ball stood still where it was last seen before it dropped (0 for a ball that
+    dropped on the move): the time since its measurements last strayed from that place."""
+    z = ctx.frames.z[: m.k_last + 1, m.i]
+    ks = np.flatnonzero(np.isfinite(z[:, 0]))
+    if len(ks) < 2:
+        return 0.0
+    d = np.linalg.norm(z[ks] - z[ks[-1]], axis=1)
+    away = np.flatnonzero(d > max(ctx.config.move_mm, 3.0 * m.sigma0))
+    first_still = ks[away[-1] + 1] if len(away) else ks[0]
+    wait = t_last - float(ctx.frames.t[first_still])
+    return wait if wait > 2.5 * ctx.dt else 0.0
+
+
+def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
+    """The shot's pots, and the balls they account for."""
+    cfg = ctx.config
+    g = ctx.geometry
+    out: list[Pot] = []
+    done: set[int] = set()
+    if len(g.pocket_xy) == 0:
+        return out, done
+    for m in ctx.motions:
+        last = vanished(ctx, m)
+        if last is None:
+            continue
+        t_last, xy, v = last
+        speed = float(np.linalg.norm(v))
+        seen_in_net = bool(np.any(ctx.frames.state[:, m.i] == TrackState.IN_POCKET))
+        # the drop circle its path heads into: where it would be a few frames on
+        reach = max(speed * cfg.pot_horizon_frames * ctx.dt, 0.0)
+        ahead = xy + (v / speed * min(reach, cfg.pot_reach_mm) if speed > 1 else 0.0)
+        d_now = np.linalg.norm(g.pocket_xy - xy, axis=1) - g.pocket_r
+        d_ahead = np.linalg.norm(g.pocket_xy - ahead, axis=1) - g.pocket_r
+        k = int(np.argmin(np.minimum(d_now, d_ahead)))
+        near = min(d_now[k], d_ahead[k])
+        if not seen_in_net and near > cfg.pot_near_mm:
+            continue
+        still = not m.moved or (m.nudged and m.cause != "ball")
+        if still and not (g.is_hole[k] and d_now[k] > -ctx.R):
+            continue  # a ball nothing reached only drops from a hole's edge; otherwise a hand took it
+        t = _entry(ctx, m, t_last, xy, v, k)
+        edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
+        conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)
+        k_frame = int(np.argmin(np.abs(ctx.frames.t - t)))
+        hidden = ctx.frames.state[min(k_frame + 1, ctx.frames.n_frames - 1), m.i] == TrackState.OCCLUDED
+        if hidden:
+            conf = min(conf, cfg.hidden_confidence)
+        pos = xy if t >= t_last else (m.at(t) if m.at(t) is not None else xy)
+        out.append(Pot(t_s=t, ball=m.id, pocket=g.pocket_ids[k], xy_mm=(float(pos[0]), float(pos[1])),
+                       edge_wait_s=round(edge_wait, 3), confidence=conf))
+        done.add(m.i)
+    out.sort(key=lambda p: p.t_s)
+    return out, done

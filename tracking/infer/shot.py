@@ -1,0 +1,350 @@
+"""One shot's frames as arrays, and each ball's motion in it: where it rested, when it started, the
+pieces of free motion it went through and the velocity changes (kinks) between them, where it
+ended. The per-kind modules (:mod:`tracking.infer.contact`, ``cushion``, ``pot`` ...) read this.
+
+Every time here is seconds from the video's start; a time between two frames comes from fitted
+pieces (:mod:`tracking.infer.segments`), not from a frame index.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from tracking.geometry import TableGeometry, elongated, polygon_distance
+from tracking.infer.segments import Piece, segment
+from tracking.tracks import Tracks, TrackState
+
+if TYPE_CHECKING:
+    from tracking.infer import InferConfig
+
+__all__ = ["ShotFrames", "Kink", "BallMotion", "ShotContext", "build_context"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ShotFrames:
+    """The snapshots of one motion episode stacked: arrays are (T,) or (T, n) or (T, n, 2)."""
+
+    t: np.ndarray
+    z: np.ndarray  # measured centres, NaN where not measured
+    xy: np.ndarray  # filtered centres
+    v: np.ndarray  # filtered velocities
+    state: np.ndarray  # TrackState codes
+    height: np.ndarray
+    occluders: tuple[tuple[np.ndarray, ...], ...]
+    pin_state: np.ndarray | None  # (T, p) PinState codes, or None without pins
+    pin_xy: np.ndarray | None  # (T, p, 2)
+    valid: np.ndarray  # (T,) bool
+    k_trigger: int = 0  # the frame where the first motion was confirmed (three frames off its place)
+
+    @classmethod
+    def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0) -> "ShotFrames":
+        pins = [f.pins for f in frames]
+        has_pins = any(p is not None and len(p) for p in pins)
+        if has_pins:
+            p = max(len(q) for q in pins if q is not None)
+            ps = np.stack([q.state if q is not None and len(q) == p else np.zeros(p, dtype=np.uint8) for q in pins])
+            pxy = np.stack([q.xy_mm if q is not None and len(q) == p else np.full((p, 2), np.nan) for q in pins])
+        else:
+            ps = pxy = None
+        return cls(
+            t=np.array([f.t_s for f in frames]),
+            z=np.stack([f.z_mm for f in frames]),
+            xy=np.stack([f.xy_mm for f in frames]),
+            v=np.stack([f.v_mm_s for f in frames]),
+            state=np.stack([f.state for f in frames]),
+            height=np.stack([f.height_mm for f in frames]),
+            occluders=tuple(f.occluders for f in frames),
+            pin_state=ps, pin_xy=pxy,
+            valid=np.array([f.valid for f in frames]),
+            k_trigger=int(k_trigger),
+        )
+
+    @property
+    def n_frames(self) -> int:
+        return len(self.t)
+
+
+@dataclass(slots=True)
+class Kink:
+    """A change of velocity of one ball between two pieces, at ``t`` (between frames)."""
+
+    t: float
+    xy: np.ndarray
+    v_in: np.ndarray
+    v_out: np.ndarray
+    piece: int  # index of the piece before it
+    explained: bool = False
+
+    @property
+    def dv(self) -> float:
+        return float(np.linalg.norm(self.v_out - self.v_in))
+
+
+@dataclass(slots=True)
+class BallMotion:
+    """What one ball did during the shot."""
+
+    i: int
+    id: str
+    present0: bool  # on the table when the episode began
+    r0: np.ndarray | None  # where it rested before it moved (or where it was first seen)
+    sigma0: float  # its measurement noise at rest, mm
+    moved: bool = False
+    k_move: int | None = None  # first frame it was seen off its rest place
+    t_start: float | None = None  # when it started to move (estimated between frames)
+    ts: np.ndarray = field(default_factory=lambda: np.zeros(0))  # times of the moving samples
+    zs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    pieces: list[Piece] = field(default_factory=list)
+    kinks: list[Kink] = field(default_factory=list)
+    k_last: int = -1  # last frame it was measured
+    end_state: int = TrackState.OFF
+    r1: np.ndarray | None = None  # where it came to rest (None: it left the table)
+    t_stop: float | None = None
+    cause: str | None = None  # what started it: "cue", "ball", "hand" (set by the kind modules)
+    nudged: bool = False  # moved a little, too little for any frame to show it moving (no pieces, no start time)
+
+    @property
+    def t_last(self) -> float:
+        return float(self.ts[-1]) if len(self.ts) else math.nan
+
+    def at(self, t: float) -> np.ndarray | None:
+        """Where the ball was at ``t``: its rest place before it moved, a piece, or its final place."""
+        if not self.moved or self.t_start is None or t <= self.t_start:
+            return self.r0
+        for p in self.pieces:
+            if t <= p.t_last:
+                return p.at(max(t, p.t_first)) if t >= p.t_first else p.at(t)
+        if self.r1 is not None:
+            return self.r1
+        return self.pieces[-1].at(t) if self.pieces else self.r0
+
+    def piece_at(self, t: float) -> Piece | None:
+        """The piece covering ``t`` (the nearest when ``t`` falls between two)."""
+        if not self.pieces:
+            return None
+        for k, p in enumerate(self.pieces):
+            if t < p.t_first:
+                return p if k == 0 else (self.pieces[k - 1] if t - self.pieces[k - 1].t_last < p.t_first - t else p)
+            if t <= p.t_last:
+                return p
+        return self.pieces[-1]
+
+
+@dataclass(slots=True)
+class ShotContext:
+    """Everything the kind modules share about one shot."""
+
+    frames: ShotFrames
+    geometry: TableGeometry
+    config: "InferConfig"
+    ids: tuple[str, ...]
+    motions: list[BallMotion]
+    dt: float  # the frame period
+    striker: int = -1
+    t_strike: float = math.nan
+
+    @property
+    def R(self) -> float:
+        return self.geometry.R
+
+    def moving(self) -> list[BallMotion]:
+        return [m for m in self.motions if m.moved]
+
+    def cue_near(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float) -> tuple[bool, bool]:
+        """Whether an occluder came within ``reach_mm`` of ``xy`` between ``t0`` and ``t1``, and
+        whether one of those was stick-shaped (a cue) with its tip there."""
+        near, tip = self.cue_tip(xy, t0, t1, reach_mm)
+        return near, tip <= reach_mm
+
+    def cue_tip(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float) -> tuple[bool, float]:
+        """Whether an occluder came within ``reach_mm`` of ``xy`` between ``t0`` and ``t1``, and the
+        closest a cue-shaped occluder's tip end came to ``xy`` (inf: none)."""
+        cfg = self.config
+        near = False
+        tip = math.inf
+        ks = np.flatnonzero((self.frames.t >= t0) & (self.frames.t <= t1))
+        for k in ks:
+            for poly in self.frames.occluders[k]:
+                if polygon_distance(poly, xy[None])[0] > reach_mm:
+                    continue
+                near = True
+                stick, a, b = elongated(poly, cfg.cue_min_length_mm, cfg.cue_max_width_mm)
+                if not stick:
+                    continue
+                # the tip is the end further inside the table (the butt is in the player's hand, over
+                # the rail or beyond); a struck ball lies ahead of the tip, on the cue's line, never
+                # under the cue behind it
+                if self.geometry_inside(a) < self.geometry_inside(b):
+                    a, b = b, a
+                u = (a - b) / max(float(np.linalg.norm(a - b)), 1e-9)
+                rel = xy - a
+                ahead = float(rel @ u)
+                aside = abs(float(rel[0] * u[1] - rel[1] * u[0]))
+                # (a cue strikes within 0.6 of a radius of the centre: a miscue beyond)
+                if self.R - cfg.tip_slack_mm <= ahead <= reach_mm and aside <= 0.6 * self.R + cfg.tip_slack_mm / 2:
+                    tip = min(tip, float(np.linalg.norm(rel)))
+        return near, tip
+
+    def geometry_inside(self, xy: np.ndarray) -> float:
+        """How far ``xy`` lies inside the playing surface (negative: outside)."""
+        g = self.geometry
+        return float(min(xy[0], g.length_mm - xy[0], xy[1], g.width_mm - xy[1]))
+
+
+def _robust_centre(z: np.ndarray) -> np.ndarray:
+    return np.median(z, axis=0)
+
+
+def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg: "InferConfig", dt: float) -> BallMotion:
+    """The motion of ball ``i`` in the episode."""
+    z = frames.z[:, i]
+    meas = np.isfinite(z[:, 0])
+    state = frames.state[:, i]
+    on = state != TrackState.OFF
+    present0 = bool(on[min(frames.k_trigger, len(on) - 1)]) if len(on) else False  # on the table when the shot began
+    ks = np.flatnonzero(meas)
+    m = BallMotion(i, ball, present0, None, cfg.sigma_rest_mm)
+    if len(ks) == 0:
+        m.end_state = int(state[-1])
+        if present0:
+            m.r0 = frames.xy[0, i].copy()
+        return m
+    m.k_last = int(ks[-1])
+    m.end_state = int(state[-1])
+    if not present0 and ks[0] > frames.k_trigger and len(ks) >= 3 and \
+            np.linalg.norm(z[ks[:3]] - np.median(z[ks[:3]], axis=0), axis=1).max() <= cfg.move_mm:
+        # first seen after the strike, standing still: it was there all along, hidden (under an arm)
+        m.present0 = True
+    # a measurement of a ball an occluder half covers is off by more than the noise (its visible part
+    # is not centred): such samples count for less everywhere below
+    doubt = np.ones(len(frames.t))
+    R = geometry.R
+    for k in ks:
+        if frames.occluders[k] and any(polygon_distance(p, z[k][None])[0] < R for p in frames.occluders[k]):
+            doubt[k] = cfg.covered_doubt
+    # where it rested first: the median of its first clear measurements (the pre-roll)
+    clear = ks[doubt[ks] == 1.0]
+    # the clear measurements just before the first motion of the shot was confirmed (three frames
+    # earlier it had started): the freshest place at rest, whenever the ball was put there
+    before = clear[clear <= frames.k_trigger - 3]
+    if len(before) >= 3:
+        head = before[-cfg.rest_samples:]
+    else:
+        head = (clear if len(clear) >= 3 else ks)[: max(3, min(len(ks), cfg.rest_samples))]
+    r0 = _robust_centre(z[head])
+    spread = np.linalg.norm(z[head] - r0, axis=1)
+    # the median distance of 2-D Gaussian noise from its centre is 1.1774 sigma (Rayleigh)
+    m.sigma0 = float(np.clip(np.median(spread) / 1.1774, 0.4, 4.0)) if len(head) >= 3 else cfg.sigma_rest_mm
+    m.r0 = r0
+    tol = max(cfg.move_mm, 4.0 * max(m.sigma0, 0.8))
+    off = np.linalg.norm(z[ks] - r0, axis=1) > tol * doubt[ks]
+    # the first measurement off the rest place, confirmed by the next two (noise alone almost never
+    # throws three in a row that far)
+    first = None
+    # (a ball that leaves the table after its last measurement needs fewer: its vanishing confirms it)
+    left = state[-1] in (TrackState.OFF, TrackState.IN_POCKET)
+    for j in range(len(ks)):
+        rest_ok = [bool(off[k]) for k in range(j + 1, min(j + 3, len(ks)))]
+        if off[j] and all(rest_ok) and (len(rest_ok) == 2 or left):
+            first = j
+            break
+    if first is None and left and ks[-1] < len(frames.t) - 1:
+        # it vanished from its place at rest: struck into a pocket between two frames, or lifted
+        m.nudged = True
+        m.moved = True
+        return m
+    if first is None:
+        tail = ks[-min(len(ks), cfg.rest_samples):]
+        on_end = state[-1] in (TrackState.SEEN, TrackState.OCCLUDED, TrackState.MISSING)
+        m.r1 = _robust_centre(z[tail]) if on_end and len(tail) >= 3 else (r0 if on_end else None)
+        # nudged: a thin touch that moved it a little (less than the noise lets a single frame tell):
+        # its place before and after differ by more than their medians' doubt
+        if m.r1 is not None and len(head) >= 5 and len(tail) >= 5 and ks[-1] - ks[0] > 2 * cfg.rest_samples:
+            doubt = 1.2533 * max(m.sigma0, 0.8) * math.sqrt(1.0 / len(head) + 1.0 / len(tail))
+            if np.linalg.norm(m.r1 - r0) > max(cfg.nudge_mm, 4.0 * doubt):
+                m.moved = m.nudged = True
+        return m
+    # where it ended: the run of last measurements that stay near the very last ones, if it is on the
+    # table at the end (a ball still creeping has no such run yet)
+    last_med = _robust_centre(z[ks[-3:]])
+    near_end = np.linalg.norm(z[ks] - last_med, axis=1) <= tol * doubt[ks]
+    run = 0
+    while run < len(ks) - first - 1 and near_end[len(ks) - 1 - run]:
+        run += 1
+    on_table_end = state[-1] in (TrackState.SEEN, TrackState.OCCLUDED, TrackState.MISSING)
+    last = len(ks) - 1
+    if on_table_end and run >= 3:
+        m.r1 = _robust_centre(z[ks[len(ks) - run:]])
+        last = len(ks) - run  # the first still measurement closes the motion
+    if last <= first:
+        last = min(first + 1, len(ks) - 1)
+    sel = ks[first:last + 1]
+    m.moved = True
+    m.k_move = int(ks[first])
+    m.ts = frames.t[sel]
+    m.zs = z[sel]
+    speed = np.linalg.norm(np.nan_to_num(frames.v[sel, i]), axis=1)
+    sigma = np.hypot(m.sigma0, cfg.blur_s * speed) * doubt[sel]
+    if len(sel) >= 2:
+        pen = cfg.piece_penalty + cfg.piece_penalty_log * math.log(len(sel))
+        m.pieces = segment(m.ts, m.zs, sigma, pen)
+        # the noise of a ball in motion is not known in advance (blur, vision's own doubt): measured
+        # from the residuals of the longer pieces, it scales the noise, and the split is redone with it
+        long = [p for p in m.pieces if p.n >= 6]
+        if long:
+            scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
+            if scale > 1.2:
+                m.pieces = segment(m.ts, m.zs, sigma * scale, pen)
+    else:
+        from tracking.infer.segments import fit_piece
+
+        m.pieces = [fit_piece(m.ts, m.zs, 1.0 / sigma ** 2, 0, len(sel) - 1)]
+    # when it left its rest place: the first piece run back to it
+    p0 = m.pieces[0]
+    prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
+    m.t_start = _closest_time(p0, r0, prev_t - dt, m.ts[0])
+    # kinks between pieces
+    for k in range(len(m.pieces) - 1):
+        a, b = m.pieces[k], m.pieces[k + 1]
+        t = _meeting_time(a, b, dt)
+        m.kinks.append(Kink(t, 0.5 * (a.at(t) + b.at(t)), a.velocity(t), b.velocity(t), k))
+    if m.r1 is not None:
+        pl = m.pieces[-1]
+        m.t_stop = _stop_time(pl, m.ts[-1], dt)
+    return m
+
+
+def _closest_time(p: Piece, xy: np.ndarray, lo: float, hi: float) -> float:
+    ts = np.linspace(lo, hi, 401)
+    d = np.linalg.norm(p.at(ts) - xy, axis=1)
+    return float(ts[int(np.argmin(d))])
+
+
+def _meeting_time(a: Piece, b: Piece, dt: float) -> float:
+    """Where two consecutive pieces meet: the time between a's last and b's first sample (a frame
+    either side allowed) at which they come closest."""
+    ts = np.linspace(a.t_last - 0.5 * dt, b.t_first + 0.5 * dt, 401)
+    d = np.linalg.norm(a.at(ts) - b.at(ts), axis=1)
+    return float(ts[int(np.argmin(d))])
+
+
+def _stop_time(p: Piece, t_last: float, dt: float) -> float:
+    """When the last piece's speed along its way reaches zero (it rolls to rest), not before its last
+    sample nor more than ten frames after it."""
+    c1 = np.array([p.cx[1], p.cy[1]])
+    c2 = np.array([p.cx[2], p.cy[2]])
+    if float(c2 @ c2) < 1e-9 or float(c1 @ c2) >= 0:
+        return t_last + dt
+    u = -float(c1 @ c2) / (2 * float(c2 @ c2))
+    return float(np.clip(p.t0 + u, t_last - dt, t_last + 10 * dt))
+
+
+def build_context(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: "InferConfig") -> ShotContext:
+    dts = np.diff(frames.t)
+    dt = float(np.median(dts[dts > 0])) if np.any(dts > 0) else 1 / 30
+    motions = [_motion(frames, i, b, geometry, cfg, dt) for i, b in enumerate(ids)]
+    return ShotContext(frames, geometry, cfg, ids, motions, dt)
