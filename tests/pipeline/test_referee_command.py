@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import cueref.commands.referee as referee_command
+import cueref.referee_run as referee_run
 from calibration.monitor import CalibrationKeeper
 from cueref.cli import main
 from cueref.compare import compare
@@ -33,8 +33,8 @@ def with_standins(monkeypatch):
             keeper = CalibrationKeeper(calibration, profile, first_image)
             return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, keeper)
 
-        monkeypatch.setattr(referee_command, "missing_stages", lambda: [])
-        monkeypatch.setattr(referee_command, "load_stages", load_stages)
+        monkeypatch.setattr(referee_run, "missing_stages", lambda: [])
+        monkeypatch.setattr(referee_run, "load_stages", load_stages)
 
     return use
 
