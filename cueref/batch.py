@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi", ".m4v", ".ts", ".mts", ".webm")
 ENGINES = ("local", "dask")
+SCHEDULER_TIMEOUT_S = 20.0  # how long to try reaching a Dask scheduler (a cluster's may take a while to answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,7 +369,7 @@ def _run_dask(tasks: Sequence[VideoTask], jobs: int, scheduler: str | None, stag
     try:
         if scheduler:
             try:
-                client = Client(scheduler, timeout="20s")
+                client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT_S}s")
             except (OSError, TimeoutError) as e:
                 raise UserError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({_one_line(e)}): start one "
                                 "(`dask scheduler`, and `dask worker ADDRESS` on each machine), or leave --scheduler out "

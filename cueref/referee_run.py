@@ -20,6 +20,7 @@ repaired copy completes it); :attr:`RefereeResult.damaged` says where it broke.
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
+from sqlalchemy.exc import OperationalError
 from tqdm import tqdm
 
 from calibration import calfile
@@ -101,6 +103,8 @@ class RefereeJob:
         engine = get_engine(self.game, profile)
         engine.initial_state(list(self.players), dict(self.options))  # options are checked before any video work
         calls = merge_by_time([], read_calls([Path(c) for c in self.calls]))
+        if self.calibration:
+            calfile.load(self.calibration)  # its fit to the table and the video's size is checked once the video is open
         out = run_folder(self.out, str(self.video), self.overwrite)
         refuse_output_onto_inputs([("the output", out / name) for name in RUN_FILES],
                                   [("video", self.video), ("--calibration file", self.calibration),
@@ -132,6 +136,10 @@ class RefereeResult:
     report: Path | None  # the review report (None when the video was damaged)
     store_warning: str | None = None  # earlier corrections of the match no longer apply: why
     damaged: str | None = None  # where and why decoding stopped early (the results up to there are kept)
+
+
+def _reason(e: OperationalError) -> str:
+    return " ".join(str(e.orig if e.orig is not None else e).split())
 
 
 def _frame_bar(total: int | None) -> tqdm:
@@ -189,6 +197,14 @@ def referee_video(job: RefereeJob, *, stages: StageLoader | None = None, video_s
                     frames += 1
         except DamagedVideoError as e:  # the outputs kept every call made before it; the match stays recording
             damaged = str(e)
+        except OperationalError as e:  # the store could not be written (its disk is full, its server went away)
+            raise UserError(f"the match store could not be written ({_reason(e)}): free some space or bring the store "
+                            f"back, and run again; every call made before is kept in the store and in {out}/") from None
+        except OSError as e:
+            if e.errno != errno.ENOSPC:
+                raise
+            raise UserError(f"no space left on the disk of {e.filename or out}: free some space and run again; everything "
+                            f"written before is kept in {out}/ and in the store") from None
     return RefereeResult(
         video=str(job.video), out=out, match_id=match.recorder.match_id, frames=frames, seconds=time.perf_counter() - t0,
         shots=printer.n_shots, pending=printer.n_pending, events=files.n_events, decisions=files.n_decisions,

@@ -66,3 +66,31 @@ def sample_list(folder: Path, names=SAMPLES, videos: Path = ROOT / "sample_video
     path = folder / "videos.txt"
     path.write_text("# the bundled samples\n" + "\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def batch(argv, stages=truth_stages) -> int:
+    """``cueref batch ARGV`` with ``stages`` in place of the installed ones (errors are raised)."""
+    from cueref.cli import build_parser
+    from cueref.commands import batch as command
+
+    return command.run(build_parser("batch").parse_args(["batch", *map(str, argv)]), stages=stages)
+
+
+def stored(location) -> dict:
+    """Everything a store holds of its matches, keyed by the video's content hash (match ids and
+    clocks left out): what two batches must agree on."""
+    from cueref.store import MatchStore
+
+    out = {}
+    with MatchStore(location) as store:
+        for m in store.matches():
+            shots = [(s.number, s.frame_number, s.player, s.struck, s.t_start_s, s.t_end_s, s.first_seq, s.last_seq,
+                      None if s.tracks is None else (s.tracks.frame.tolist(), s.tracks.t_s.tolist(), s.tracks.ball.tolist(),
+                                                     s.tracks.xy_mm.round(3).tolist(), s.tracks.state.tolist()))
+                     for s in store.shots(m.id, tracks=True)]
+            out[m.video_sha256] = dict(
+                game=m.game, profile=m.profile, players=m.players, options=m.options, status=m.status,
+                events=[(e.seq, e.shot, e.event) for e in store.events(m.id)],
+                decisions=[(d.seq, d.shot, d.t_s, d.player, d.pending, d.data) for d in store.decisions(m.id)],
+                shots=shots, frames=store.frames(m.id))
+    return out
