@@ -30,7 +30,6 @@ import sys
 import tempfile
 from collections import deque
 from datetime import datetime
-from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from cueref.errors import UserError
 from cueref.options import parse_option_args, parse_players
 from cueref.referee_run import RefereeJob, StageLoader, referee_video
-from cueref.store import MatchStore, StoreError, store_url, video_digest
+from cueref.store import MatchStore, StoreError, video_digest
 from rules import GAMES
 
 __all__ = ["VIDEO_SUFFIXES", "Settings", "VideoTask", "VideoOutcome", "find_tasks", "referee_one", "run_batch", "ENGINES"]

@@ -13,8 +13,8 @@ its results: the run files (:class:`cueref.outputs.RunFiles`), the match's recor
 (:class:`cueref.report.outputs.MatchOutputs`), the progress bar and the shot printer.
 
 A damaged video (truncated, corrupt) is refereed up to its last good frame: every call made before
-the damage stays in the run folder and in the store, whose match stays ``recording`` (a later run of a
-repaired copy completes it); :attr:`RefereeResult.damaged` says where it broke.
+the damage stays in the run folder and in the store, whose match stays ``recording`` (a re-copied,
+whole file is another file, hence another match); :attr:`RefereeResult.damaged` says where it broke.
 """
 
 from __future__ import annotations
