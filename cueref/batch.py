@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from sqlalchemy.exc import IntegrityError
+
 from cueref.errors import UserError
 from cueref.options import parse_option_args, parse_players
 from cueref.referee_run import RefereeJob, StageLoader, referee_video
@@ -271,7 +273,11 @@ def referee_one(task: VideoTask, stages: StageLoader | None = None, force: bool 
             if stored is not None and stored.status == "complete" and not force:
                 return VideoOutcome(**base, status="skipped", match_id=stored.id, shots=stored.shots,
                                     decisions=len(store.decisions(stored.id)), reason=f"complete in the store (match {stored.id})")
-        done = referee_video(job, stages=stages, video_sha256=digest, say=log.debug, shots=None, progress=progress)
+        try:
+            done = referee_video(job, stages=stages, video_sha256=digest, say=log.debug, shots=None, progress=progress)
+        except IntegrityError:  # another worker made the same new player's row at the same moment: it is there now
+            log.info("%s: the store's players changed under it; once more", job.video)
+            done = referee_video(job, stages=stages, video_sha256=digest, say=log.debug, shots=None, progress=progress)
     except Exception as e:  # noqa: BLE001 - one bad video never stops the batch
         log.debug("%s failed", job.video, exc_info=True)
         return VideoOutcome(**base, status="failed", seconds=time.perf_counter() - t0, reason=_one_line(e))

@@ -174,3 +174,23 @@ def test_without_vision_and_tracking_the_batch_says_so_before_any_work(tmp_path,
     assert main(["batch", str(listed), "--out", str(tmp_path / "out")]) == 2
     assert "1 video(s) found, but this build has no" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    from tests.store import _pg
+
+    server = _pg.start()
+    if isinstance(server, str):
+        pytest.skip(f"PostgreSQL batch test skipped: {server}")
+    yield server
+    server.stop()
+
+
+def test_two_workers_into_a_postgresql_store_store_what_sqlite_holds(pooled, pg_server, tmp_path):
+    """A league server's store: two workers begin their matches at once (the players' rows are made by
+    whichever comes first) and the store holds what the SQLite one does."""
+    listed, runs = pooled
+    url = pg_server.create_database("cueref_batch")
+    assert batch([listed, "--out", tmp_path / "out", "--store", url, "--jobs", 2, "--no-video"]) == 0
+    assert stored(url) == stored(runs["local"][1])
