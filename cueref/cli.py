@@ -19,6 +19,7 @@ from cueref.errors import UserError
 # (name, module, one-line help) in the order --help lists them
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
+    ("live", "cueref.commands.live", "referee live from a camera, a stream or a file, with the operator's console and a scoreboard"),
     ("batch", "cueref.commands.batch", "referee many recordings (a folder or a list) into one store, on this machine or a Dask cluster; resumable"),
     ("judge", "cueref.commands.judge", "replay an event log (JSON Lines) through a rules engine and print each decision"),
     ("simulate", "cueref.commands.simulate", "regenerate the sample videos, or make a corpus of simulated matches from seeds"),

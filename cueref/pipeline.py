@@ -28,6 +28,17 @@ Per frame, in the pipeline's one direction (``STYLE.md`` section 5):
 Decoding runs in its own thread through a bounded queue (:func:`cueref.video.prefetch`); the pipeline
 keeps nothing per frame, so memory stays flat in the video's length. Drawing, printing and the output
 files are consumers of the generator (:mod:`cueref.outputs`, :mod:`cueref.console`), never part of it.
+
+Live (``cueref live``, :mod:`cueref.live`) adds two things, both optional:
+
+* **operator inputs while the run goes on**: :class:`LiveInputs`, a thread-safe queue the console puts
+  inputs into (and :class:`UndoRequest`: take the last call back, :meth:`rules.base.Referee.undo`); each
+  frame takes what arrived, stamps it with the frame's time, and holds it like a call until the camera's
+  events are known up to that time: a camera event after it arrives, or the inferer says it has given
+  everything before it (its optional ``settled_s``), so the log keeps its order;
+* **gaps in a live source**: a frame source may yield a :class:`SourceGap` between two frames (a stalled
+  stream reopened, frames dropped); the gap enters the log as an ``unobserved`` span, the first frame
+  after it reaches tracking marked invalid, and no inferred event may fall inside it.
 """
 
 from __future__ import annotations
@@ -38,8 +49,10 @@ import importlib
 import importlib.util
 import itertools
 import logging
+import math
+import queue
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -53,7 +66,7 @@ from vision.types import BallDetections, FrameDetections
 
 __all__ = [
     "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
-    "run", "missing_stages", "load_stages",
+    "SourceGap", "UndoRequest", "LiveInputs", "run", "missing_stages", "load_stages",
 ]
 
 log = logging.getLogger(__name__)
@@ -79,7 +92,12 @@ class Tracker(Protocol):
 
 class Inferer(Protocol):
     """Event inference: ``tracking.infer.EventInferer(profile, config=None)``. ``step`` returns the events
-    that became certain this frame, in time order; ``finish`` those still open at the end."""
+    that became certain this frame, in time order; ``finish`` those still open at the end.
+
+    Optional, for live runs: ``settled_s``, the time before which every event has been given (the
+    inferer's watermark, read after each ``step``). An operator input given live enters the log as soon
+    as the watermark passes it; with no ``settled_s`` it enters only when a later camera event arrives (or
+    at the end), which is never out of order but can keep the console waiting for a whole shot."""
 
     def step(self, tracks: Any) -> list[Event]: ...
 
@@ -100,6 +118,53 @@ class Stages:
 @dataclass(frozen=True, slots=True)
 class PipelineConfig:
     queue_frames: int = 8  # decoded frames waiting for the pipeline (0: decode in this thread); 8 at 1080p is ~50 MB
+    # live: yield each frame's result at once rather than after the next frame is read (a call is not held
+    # back a frame, nor through a stalled stream); the end of the source is then one more result (end_only)
+    eager: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SourceGap:
+    """A live frame source saw nothing from ``t_s`` (its last frame before) to ``until_s`` (its first frame
+    after): a stalled stream it reopened, or frames it dropped. Yielded between the two frames."""
+
+    t_s: float
+    until_s: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRequest:
+    """The operator takes the referee's last call back, for ``reason`` (:meth:`rules.base.Referee.undo`).
+    It is no event of the log: the step it makes (an :class:`~rules.base.Undo` call, with the reason and
+    the call withdrawn) goes with the frame's steps."""
+
+    reason: str
+    t_s: float = 0.0
+    kind: ClassVar[str] = "undo"
+
+
+class LiveInputs:
+    """Operator inputs given while a run goes on (the live console): any thread may :meth:`put`; the
+    pipeline takes what arrived at each frame and stamps it with that frame's time, the moment the input
+    joined the match. The event's own ``t_s`` is replaced."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[OperatorInput | UndoRequest] = queue.SimpleQueue()
+
+    def put(self, event: OperatorInput | UndoRequest) -> None:
+        if not isinstance(event, (OperatorInput, UndoRequest)):
+            raise TypeError(f"only operator inputs join a run live, not {type(event).__name__}")
+        self._queue.put(event)
+
+    def take(self) -> list[OperatorInput | UndoRequest]:
+        """Everything put since the last call, in order."""
+        out = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
 
 
 class PipelineError(RuntimeError):
@@ -115,7 +180,8 @@ class FrameResult:
     order. ``calibration`` is the keeper's status (``ok``, ``followed``, ``suspect``, ``recalibrating``,
     ``recalibrated``; ``fixed`` without a keeper). ``problems`` are events the referee refused (one line
     each; the run goes on). The ``last`` result of a video also holds what the inferer and the referee
-    gave at its end.
+    gave at its end: the last frame's result, or in an eager run (``PipelineConfig.eager``) one more result
+    after it, ``end_only``, whose tracks have no rows (nothing is written twice).
     """
 
     frame: Frame
@@ -126,6 +192,7 @@ class FrameResult:
     calibration: str = "fixed"
     problems: tuple[str, ...] = ()
     last: bool = False
+    end_only: bool = False  # eager runs: the end of the source, on the last frame again, with no tracks of its own
 
     @property
     def index(self) -> int:
@@ -144,18 +211,23 @@ class FrameResult:
 # ---- the run ------------------------------------------------------------------------------------------
 
 
-def run(frames: Iterable[Frame], stages: Stages, calls: Sequence[Event] = (),
-        config: PipelineConfig = PipelineConfig()) -> Iterator[FrameResult]:
+def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Event] = (),
+        config: PipelineConfig = PipelineConfig(), inputs: LiveInputs | None = None) -> Iterator[FrameResult]:
     """Referee ``frames`` (in time order): one :class:`FrameResult` per frame.
 
-    ``calls`` are operator inputs (a calls file), merged into the event log by time. When the frame
-    source fails part-way (a damaged file), the frames before the damage are finished as a whole video
-    (the last result carries the end) and then the source's error is raised. Close the generator
-    (``contextlib.closing``) before closing the source: that stops the decoding thread.
+    ``calls`` are operator inputs (a calls file), merged into the event log by time; ``inputs`` those
+    given while the run goes on (live). A live source may put a :class:`SourceGap` between two frames.
+    When the frame source fails part-way (a damaged file), the frames before the damage are finished as a
+    whole video (the last result carries the end) and then the source's error is raised. Close the
+    generator (``contextlib.closing``) before closing the source: that stops the decoding thread.
     """
-    joined = _Joiner(stages, calls)
-    source = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
+    joined = _Joiner(stages, calls, inputs)
+    items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
+    source = joined.frames_of(items)
     try:
+        if config.eager:
+            yield from _eager(joined, source)
+            return
         frame = next(source, None)
         while frame is not None:
             result = joined.step(frame)
@@ -166,32 +238,78 @@ def run(frames: Iterable[Frame], stages: Stages, calls: Sequence[Event] = (),
                 raise
             yield joined.finish(result) if frame is None else result
     finally:
-        close = getattr(source, "close", None)
+        source.close()
+        close = getattr(items, "close", None)
         if close is not None:
             close()
 
 
+class _NoTracks:
+    """The tracks of an end-only result: none (the last frame's came with it)."""
+
+    def rows(self) -> list:
+        return []
+
+
+def _eager(joined: "_Joiner", source: Iterator[Frame]) -> Iterator[FrameResult]:
+    """Each frame's result as soon as it is made, then the end as one more (also when the source fails:
+    its error is raised after)."""
+
+    def end(last: FrameResult) -> FrameResult:
+        return joined.finish(dataclasses.replace(last, tracks=_NoTracks(), events=(), steps=(), problems=(), end_only=True))
+
+    result = None
+    while True:
+        try:
+            frame = next(source)
+        except StopIteration:
+            break
+        except Exception:
+            if result is not None:
+                yield end(result)
+            raise
+        result = joined.step(frame)
+        yield result
+    if result is not None:
+        yield end(result)
+
+
 class _Joiner:
     """The per-run state between the stages: the calibration in use, the open unobserved span, the
-    calls and spans waiting for their place in the log."""
+    calls and spans waiting for their place in the log, the live inputs and the source's gaps."""
 
-    def __init__(self, stages: Stages, calls: Sequence[Event]):
+    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None):
         self.stages = stages
+        self.inputs = inputs
+        self.gaps: list[SourceGap] = []  # gaps no inferred event has passed yet
+        self.after_gap = False  # the next frame follows a gap: nothing may be inferred from it alone
         self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
         self.classes: tuple[str, ...] = ()
         self.blind_since: float | None = None  # first frame time of the current run of unchecked frames
         self.lost = False  # the current run included a lost calibration: it becomes an unobserved span
         self.last_t_s = 0.0
-        self.last_logged_t_s = float("-inf")
+        self.last_logged_t_s = float("-inf")  # the last camera event's time
+        self.settled_t_s = float("-inf")  # the last live input or gap the inferer's watermark let into the log
         self.seq = itertools.count()
-        self.held: list[tuple[tuple[float, int, int, int], Event]] = []
+        # (log order, event, whether the inferer's watermark may let it in before a camera event does)
+        self.held: list[tuple[tuple[float, int, int, int], Event | UndoRequest, bool]] = []
         for e in calls:
             self._hold(e)
+
+    def frames_of(self, items: Iterator[Frame | SourceGap]) -> Iterator[Frame]:
+        """The frames of a source; its gaps are taken in between, in order."""
+        for item in items:
+            if isinstance(item, SourceGap):
+                self._gap(item)
+            else:
+                yield item
 
     # -- one frame
 
     def step(self, frame: Frame) -> FrameResult:
         s = self.stages
+        for e in self.inputs.take() if self.inputs is not None else ():
+            self._hold(dataclasses.replace(e, t_s=frame.t_s), live=True)
         status, valid, calibrated = "fixed", True, True
         if s.keeper is not None:
             state = s.keeper.update(frame.image, frame.t_s)
@@ -206,16 +324,22 @@ class _Joiner:
                 dets = dataclasses.replace(dets, valid=False)
         else:  # no calibration until the keeper finds the table again: nothing to look with
             dets = FrameDetections(frame.index, frame.t_s, BallDetections.empty(frame.index, frame.t_s, self.classes), valid=False)
+        if self.after_gap and dets.valid:  # the source lost frames just before this one: tracking must not bridge them
+            dets = dataclasses.replace(dets, valid=False)
+        self.after_gap = False
         tracks = s.tracker.update(dets)
         spans = self._track_blind_span(frame.t_s, valid, status)
         self.last_t_s = frame.t_s
         for span in spans:
             self._hold(span)
-        events, steps, problems = self._log(s.inferer.step(tracks))
+        inferred = s.inferer.step(tracks)
+        events, steps, problems = self._log(inferred, settled_s=getattr(s.inferer, "settled_s", -math.inf))
         return FrameResult(frame, dets, tracks, events, steps, status, problems)
 
     def finish(self, result: FrameResult) -> FrameResult:
-        """The end of the video, added to the last frame's result."""
+        """The end of the video, added to the last frame's result (with the live inputs given after it)."""
+        for e in self.inputs.take() if self.inputs is not None else ():
+            self._hold(dataclasses.replace(e, t_s=self.last_t_s))
         if self.blind_since is not None and self.lost:
             self._hold(self._span(self.last_t_s, recovered=False))
         events, steps, problems = self._log(self.stages.inferer.finish(), flush=True)
@@ -230,6 +354,19 @@ class _Joiner:
         )
 
     # -- unobserved spans
+
+    def _gap(self, gap: SourceGap) -> None:
+        """A gap in a live source: an unobserved span over it, the next frame invalid, and no inferred
+        event inside it (what no frame showed cannot have been seen)."""
+        log.warning("no frame from %.2f s to %.2f s: %s", gap.t_s, gap.until_s, gap.reason)
+        self._hold(Unobserved(t_s=gap.t_s, until_s=gap.until_s, reason=gap.reason), live=True)
+        self.gaps.append(gap)
+        self.after_gap = True
+
+    def _unseen(self, e: Event) -> SourceGap | None:
+        """The source gap ``e`` falls inside (after the gap's last frame, up to its first frame after)."""
+        self.gaps = [g for g in self.gaps if g.until_s >= self.last_logged_t_s]
+        return next((g for g in self.gaps if g.t_s < e.t_s <= g.until_s), None)
 
     def _track_blind_span(self, t_s: float, valid: bool, status: str) -> list[Unobserved]:
         """Frames the keeper could not check form a run; a run in which the calibration was lost (the
@@ -254,35 +391,55 @@ class _Joiner:
 
     # -- the event log
 
-    def _hold(self, event: Event) -> None:
-        """A call or a span waits for the camera's events to reach its time."""
-        stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
-        heapq.heappush(self.held, (merge_key(event, stream, next(self.seq)), event))
+    def _hold(self, event: Event | UndoRequest, live: bool = False) -> None:
+        """A call or a span waits for the camera's events to reach its time (a ``live`` input or source gap
+        also enters once the inferer's watermark passes it)."""
+        if isinstance(event, UndoRequest):  # ordered as an operator input
+            key = (event.t_s, 0, 1, next(self.seq))
+        else:
+            stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
+            key = merge_key(event, stream, next(self.seq))
+        heapq.heappush(self.held, (key, event, live))
 
-    def _log(self, inferred: Iterable[Event], flush: bool = False) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
+    def _log(self, inferred: Iterable[Event], flush: bool = False,
+             settled_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
         """Merge the inferred events with the held calls and spans, feed them to the referee in log
-        order, and return what entered the log, the steps and the refusals."""
-        logged: list[Event] = []
+        order (an undo request in its place), and return what entered the log, the steps and the refusals."""
+        logged: list[Event | UndoRequest] = []
+        problems: list[str] = []
         for e in sorted(inferred, key=lambda e: e.t_s):
             if e.t_s < self.last_logged_t_s:
                 raise PipelineError(
                     f"event inference gave {e.kind} at {e.t_s:.3f} s after an event at {self.last_logged_t_s:.3f} s: "
                     "events must come in time order")
+            if e.t_s < self.settled_t_s:
+                raise PipelineError(
+                    f"event inference gave {e.kind} at {e.t_s:.3f} s after its settled_s had passed {self.settled_t_s:.3f} s "
+                    "(a live input entered the log there): an inferer gives every event before its settled_s")
+            gap = None if isinstance(e, Unobserved) else self._unseen(e)  # the inferer's own blind spans are kept
+            if gap is not None:
+                log.warning("%s at %.3f s falls in a gap of the source (%.2f-%.2f s): left out", e.kind, e.t_s, gap.t_s, gap.until_s)
+                problems.append(f"{e.kind} at {e.t_s:.2f} s: inferred inside the unobserved gap {gap.t_s:.2f}-{gap.until_s:.2f} s, left out")
+                continue
             while self.held and self.held[0][1].t_s <= e.t_s:
                 logged.append(heapq.heappop(self.held)[1])
             logged.append(e)
             self.last_logged_t_s = e.t_s
-        while flush and self.held:
-            logged.append(heapq.heappop(self.held)[1])
+        while self.held and (flush or (self.held[0][2] and self.held[0][1].t_s <= settled_s)):
+            event = heapq.heappop(self.held)[1]
+            logged.append(event)
+            self.settled_t_s = max(self.settled_t_s, event.t_s)
         steps: list[Step] = []
-        problems: list[str] = []
         for e in logged:
             try:
-                steps += self.stages.referee.feed(e)
+                if isinstance(e, UndoRequest):
+                    steps.append(self.stages.referee.undo(e.reason, e.t_s))
+                else:
+                    steps += self.stages.referee.feed(e)
             except RulesError as err:
                 log.warning("the referee refused %s at %.3f s: %s", e.kind, e.t_s, err)
                 problems.append(f"{e.kind} at {e.t_s:.2f} s: {err}")
-        return tuple(logged), tuple(steps), tuple(problems)
+        return tuple(e for e in logged if not isinstance(e, UndoRequest)), tuple(steps), tuple(problems)
 
 
 # ---- the installed stages ------------------------------------------------------------------------------

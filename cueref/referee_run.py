@@ -32,20 +32,17 @@ from sqlalchemy.exc import OperationalError
 from tqdm import tqdm
 
 from calibration import calfile
-from calibration.calibrate import calibrate_image
 from calibration.camera import Calibration
-from calibration.table import TableProfile, resolve_profile
-from cueref.calls import merge_by_time, read_calls
+from calibration.table import TableProfile
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import load_calibration
+from cueref.inputs import GameInputs, calibration_for, match_inputs
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import Stages, load_stages, missing_stages, run as run_pipeline
 from cueref.report.outputs import MatchOutputs
 from cueref.video import DamagedVideoError, VideoReader
-from rules import GAMES, get_engine
-from rules.base import Engine, Referee
-from tracking.events import Event, LogHeader
+from rules import GAMES
+from rules.base import Referee
 
 __all__ = ["RefereeJob", "RefereeResult", "StageLoader", "MissingStagesError", "missing_stages_message", "installed_stages", "referee_video"]
 
@@ -91,33 +88,19 @@ class RefereeJob:
     store: str | None = None  # SQLite file or postgresql:// URL (None: $CUEREF_STORE or the default)
     annotate: bool = True  # write annotated.mp4
 
-    @property
-    def profile_ref(self) -> str:
-        return self.table or GAMES[self.game][2]
-
-    def check(self) -> "_Checked":
-        """Everything that can be checked before the video is opened; raises a clear error."""
+    def check(self) -> tuple[GameInputs, Path]:
+        """Everything that can be checked before the video is opened (the match's inputs, the calibration
+        file, the output folder): the match's inputs and the run folder, or a clear error."""
         if self.game not in GAMES:
             raise UserError(f"unknown game {self.game!r}: one of {', '.join(sorted(GAMES))}")
-        profile = resolve_profile(self.profile_ref)
-        engine = get_engine(self.game, profile)
-        engine.initial_state(list(self.players), dict(self.options))  # options are checked before any video work
-        calls = merge_by_time([], read_calls([Path(c) for c in self.calls]))
+        given = match_inputs(self.game, self.table, self.players, self.options, self.calls)
         if self.calibration:
             calfile.load(self.calibration)  # its fit to the table and the video's size is checked once the video is open
         out = run_folder(self.out, str(self.video), self.overwrite)
         refuse_output_onto_inputs([("the output", out / name) for name in RUN_FILES],
                                   [("video", self.video), ("--calibration file", self.calibration),
                                    *(("--calls file", c) for c in self.calls)])
-        return _Checked(profile, engine, calls, out)
-
-
-@dataclass(frozen=True, slots=True)
-class _Checked:
-    profile: TableProfile
-    engine: Engine
-    calls: list[Event]
-    out: Path
+        return given, out
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +139,7 @@ def referee_video(job: RefereeJob, *, stages: StageLoader | None = None, video_s
     calibration, ``shots`` each shot's events and call (None: silent), ``progress(total_frames)`` makes
     the frame bar (None: no bar).
     """
-    checked = job.check()
-    profile, engine, out = checked.profile, checked.engine, checked.out
-    players = list(job.players)
+    given, out = job.check()
     with VideoReader(job.video) as reader:
         first = reader.read()
         if first is None:
@@ -166,29 +147,20 @@ def referee_video(job: RefereeJob, *, stages: StageLoader | None = None, video_s
         info = reader.info
         say(f"video: {job.video}, {info.width}x{info.height}, {f'{info.fps:.3f}' if info.fps else 'unknown'} fps, "
             f"{info.frame_count or 'unknown'} frames")
-        if job.calibration:
-            cal = load_calibration(job.calibration, profile, (info.width, info.height))
-            say(f"calibration: {job.calibration} ({cal.method})")
-        else:
-            cal = calibrate_image(first.image, profile)
-            out.mkdir(parents=True, exist_ok=True)
-            cal_path = calfile.save(cal, out / "calibration.json", source={"video": str(job.video), "t_s": first.t_s})
-            rms = cal.residuals.get("landmark_rms_mm")
-            say(f"calibration: found the {profile.name} table automatically in the first frame "
-                f"(landmark residual {rms if rms is not None else 'n/a'} mm) -> {cal_path}")
-        made = (stages or installed_stages)(str(job.video), profile, cal, Referee(engine, players, job.options), first.image)
-        header = LogHeader(game=job.game, profile=job.profile_ref, players=tuple(players), options=dict(job.options),
-                           source=str(job.video))
+        cal, said = calibration_for(job.calibration, given.profile, first.image, out, str(job.video), first.t_s)
+        say(said)
+        made = (stages or installed_stages)(str(job.video), given.profile, cal, given.referee(), first.image)
+        header = given.header(str(job.video))
         printer = ShotPrinter(shots or (lambda line: None))
         bar = progress(info.frame_count) if progress else tqdm(disable=True)
         damaged, frames = None, 0
         t0 = time.perf_counter()
         try:
             with RunFiles(out, header) as files, bar, MatchOutputs.open(
-                    out, video=job.video, game=job.game, profile=profile, profile_ref=header.profile, players=players,
-                    options=job.options, calibration=cal, fps=info.fps, store=job.store, annotate=job.annotate,
-                    video_sha256=video_sha256,
-            ) as match, contextlib.closing(run_pipeline(itertools.chain([first], reader), made, checked.calls)) as results:
+                    out, video=job.video, game=job.game, profile=given.profile, profile_ref=header.profile,
+                    players=given.players, options=given.options, calibration=cal, fps=info.fps, store=job.store,
+                    annotate=job.annotate, video_sha256=video_sha256,
+            ) as match, contextlib.closing(run_pipeline(itertools.chain([first], reader), made, given.calls)) as results:
                 for result in results:
                     files.add(result)
                     match.add(result)

@@ -7,38 +7,25 @@ vision -> tracking -> rules) while the run's consumers take its results: a progr
 events and call, the run's files (:class:`cueref.outputs.RunFiles`), and the match's record
 (:class:`cueref.report.outputs.MatchOutputs`: the store, the annotated video, the review report). The
 run itself is the library function :func:`cueref.referee_run.referee_video`, which ``cueref batch``
-calls once per video. A stage this build does not have yet stops the job after the calibration with a message that says which one and what can be done
-instead; nothing is guessed.
+calls once per video. A stage this build does not have yet stops the job after the calibration with a
+message that says which one and what can be done instead; nothing is guessed.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import cv2
 
 from cueref.errors import UserError
+from cueref.inputs import add_game_arguments
 from cueref.options import parse_option_args, parse_players
 from cueref.referee_run import MissingStagesError, RefereeJob, referee_video
-from rules import GAMES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("video", help="a video file, a camera index (0, 1, ...) or a stream URL (rtsp://...)")
-    p.add_argument("--game", required=True, choices=sorted(GAMES), help="the game being played")
-    p.add_argument("--table", help="table profile: built-in name, .yaml file or LENGTHxWIDTH spec (default: the game's)")
-    p.add_argument("--players", default="A,B", help="comma-separated player names in break order (default A,B)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a rules option (repeatable)")
-    p.add_argument("--calls", type=Path, action="append", default=[],
-                   help="operator inputs the camera cannot see (nominations, concessions, answers), JSON Lines in the "
-                        "event-log format; merged in by time (repeatable)")
-    p.add_argument("--calibration", help="a CAL.json from `cueref calibrate` (default: calibrate automatically)")
-    p.add_argument("--out", help="folder for the calibration, event log, decisions and tracks "
-                                 "(default: cueref-out/VIDEO-NAME/, or VIDEO-NAME-2/ ... beside an earlier run)")
-    p.add_argument("--overwrite", action="store_true", help="replace the results of an earlier run in --out")
-    p.add_argument("--store", help="match store: SQLite file or postgresql:// URL (default: $CUEREF_STORE or "
-                                   "cueref-out/matches.sqlite); a re-run of the same video updates its match")
+    add_game_arguments(p)
     p.add_argument("--no-video", action="store_true", help="do not write the annotated video (annotated.mp4)")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from calibration.monitor import CalibrationKeeper
 from cueref.pipeline import Stages
 from rules import GAMES
-from tests.pipeline._standins import ROOT, TruthDetector, TruthInferer, TruthTracker, load_clip
+from tests.pipeline._standins import ROOT, TruthDetector, TruthInferer, TruthTracker, load_clip, standin_loader
 from tracking.events import write_events
 
 SAMPLES = sorted(p.relative_to(ROOT / "sample_videos").with_suffix("").as_posix() for p in (ROOT / "sample_videos").glob("*/*.mp4"))
@@ -30,8 +30,7 @@ def clip_of(video: str):
 
 def truth_stages(video, profile, calibration, referee, first_image) -> Stages:
     """The stand-ins of ``video``'s clip with the real calibration keeper."""
-    clip = clip_of(video)
-    return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, CalibrationKeeper(calibration, profile, first_image))
+    return standin_loader(clip_of(video))(profile, calibration, referee, first_image)
 
 
 class _Slow(TruthTracker):

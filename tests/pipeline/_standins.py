@@ -7,7 +7,7 @@
 * :class:`TruthTracker` (tracking): the true ball ids and positions of the frame (``rows()`` for
   ``tracks.csv``); balls on a frame marked invalid keep their last position, state ``unobserved``;
 * :class:`TruthInferer` (event inference): the clip's camera events, each handed out ``latency_s`` after
-  it happened, as a real inferer that waits to be sure would.
+  it happened, as a real inferer that waits to be sure would (``settled_s``: everything before has been given).
 """
 
 from __future__ import annotations
@@ -124,8 +124,10 @@ class TruthInferer:
         self.pending = list(clip.camera_events)
         self.latency_s = latency_s
         self.finished = False
+        self.settled_s = float("-inf")  # every event before this has been given (the live pipeline's watermark)
 
     def step(self, tracks: TruthTracks) -> list[Event]:
+        self.settled_s = tracks.t_s - self.latency_s
         n = next((i for i, e in enumerate(self.pending) if e.t_s > tracks.t_s - self.latency_s), len(self.pending))
         ready, self.pending = self.pending[:n], self.pending[n:]
         return ready
@@ -134,3 +136,15 @@ class TruthInferer:
         self.finished = True
         ready, self.pending = self.pending, []
         return ready
+
+
+def standin_loader(clip: Clip):
+    """A ``load_stages`` for a command under test: the stand-ins of ``clip`` with a calibration keeper."""
+    from calibration.monitor import CalibrationKeeper
+    from cueref.pipeline import Stages
+
+    def load_stages(profile, calibration, referee, first_image):
+        keeper = CalibrationKeeper(calibration, profile, first_image)
+        return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, keeper)
+
+    return load_stages

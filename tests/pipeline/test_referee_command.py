@@ -10,12 +10,10 @@ from types import SimpleNamespace
 import pytest
 
 import cueref.referee_run as referee_run
-from calibration.monitor import CalibrationKeeper
 from cueref.cli import main
 from cueref.compare import compare
 from cueref.outputs import TRACKS_COLUMNS
-from cueref.pipeline import Stages
-from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
+from tests.pipeline._standins import load_clip, standin_loader
 from tracking.events import read_events, write_events
 
 
@@ -29,12 +27,8 @@ def with_standins(monkeypatch):
     """Make ``cueref referee`` run the stand-in stages of ``clip``."""
 
     def use(clip):
-        def load_stages(profile, calibration, referee, first_image):
-            keeper = CalibrationKeeper(calibration, profile, first_image)
-            return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip), referee, keeper)
-
         monkeypatch.setattr(referee_run, "missing_stages", lambda: [])
-        monkeypatch.setattr(referee_run, "load_stages", load_stages)
+        monkeypatch.setattr(referee_run, "load_stages", standin_loader(clip))
 
     return use
 
