@@ -74,9 +74,10 @@ def make_clip(dst: Path, size: tuple[int, int], mbps: float, seed: int = 1) -> P
         s.bit_rate = bits
         # as an IP camera streams: no B-frames, a keyframe every 2 s, the rate held with a 1 s buffer
         s.options = {"preset": "veryfast", "bf": "0", "g": str(2 * fps), "maxrate": str(bits), "bufsize": str(bits)}
-        for frame in src.decode(sin):
+        noise = [rng.normal(0.0, NOISE_SIGMA, (size[1], size[0], 3)).round().astype(np.int16) for _ in range(16)]
+        for k, frame in enumerate(src.decode(sin)):
             image = cv2.resize(frame.to_ndarray(format="bgr24"), size, interpolation=cv2.INTER_LINEAR)
-            noisy = np.clip(image + rng.normal(0.0, NOISE_SIGMA, image.shape), 0, 255).astype(np.uint8)
+            noisy = np.clip(image + noise[(k * 7) % len(noise)], 0, 255).astype(np.uint8)  # 16 noise fields, in turn
             f = av.VideoFrame.from_ndarray(noisy, format="bgr24").reformat(format="yuv420p")
             f.pts, f.time_base = frame.pts, frame.time_base
             out.mux(s.encode(f))
