@@ -21,6 +21,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("referee", "cueref.commands.referee", "referee a video (file, camera index or stream URL) end to end"),
     ("live", "cueref.commands.live", "referee live from a camera, a stream or a file, with the operator's console and a scoreboard"),
     ("track", "cueref.commands.track", "a video's event log and per-frame ball tracks (events.jsonl, tracks.csv), without the referee"),
+    ("batch", "cueref.commands.batch", "referee many recordings (a folder or a list) into one store, on this machine or a Dask cluster; resumable"),
     ("judge", "cueref.commands.judge", "replay an event log (JSON Lines) through a rules engine and print each decision"),
     ("simulate", "cueref.commands.simulate", "regenerate the sample videos, or make a corpus of simulated matches from seeds"),
     ("calibrate", "cueref.commands.calibrate", "find the image-to-table mapping from a video, an image or a camera"),

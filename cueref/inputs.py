@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from rules import GAMES, get_engine
 from rules.base import Referee
 from tracking.events import Event, LogHeader
 
-__all__ = ["add_game_arguments", "GameInputs", "game_inputs", "load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
+__all__ = ["add_game_arguments", "GameInputs", "game_inputs", "match_inputs", "load_calibration", "calibration_for", "SIZE_TOLERANCE_MM"]
 
 SIZE_TOLERANCE_MM = 1.0  # a table measured again differs by a millimetre or so; a different table by far more
 
@@ -69,12 +69,18 @@ class GameInputs:
 def game_inputs(args: argparse.Namespace) -> GameInputs:
     """Read and check the match's arguments: the table, the players, the rules options (the engine builds
     its first state from them) and the calls files."""
-    ref = args.table or GAMES[args.game][2]
+    return match_inputs(args.game, args.table, parse_players(args.players), parse_option_args(args.option), args.calls)
+
+
+def match_inputs(game: str, table: str | None, players: Sequence[str], options: Mapping[str, Any],
+                 calls: Sequence[str | Path] = ()) -> GameInputs:
+    """:func:`game_inputs` from values already parsed (``cueref batch``'s list lines)."""
+    ref = table or GAMES[game][2]
     profile = resolve_profile(ref)
-    engine = get_engine(args.game, profile)
-    players, options = parse_players(args.players), parse_option_args(args.option)
+    engine = get_engine(game, profile)
+    players, options = list(players), dict(options)
     engine.initial_state(players, options)
-    return GameInputs(args.game, ref, profile, engine, players, options, merge_by_time([], read_calls(args.calls)))
+    return GameInputs(game, ref, profile, engine, players, options, merge_by_time([], read_calls([Path(c) for c in calls])))
 
 
 def load_calibration(path: str | Path, profile: TableProfile, image_size: tuple[int, int]) -> Calibration:

@@ -69,7 +69,7 @@ def test_events_check_the_documented_example():
 
 
 def test_referee_calibrates_a_sample_then_says_which_stage_is_missing(tmp_path):
-    from cueref.commands.referee import missing_stages
+    from cueref.pipeline import missing_stages
 
     r = cueref("referee", "sample_videos/ficha/miss.mp4", "--game", "ficha", "--out", str(tmp_path))
     assert "Traceback" not in r.stderr

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import cueref.commands.referee as referee_command
+import cueref.referee_run as referee_run
 from cueref.cli import main
 from cueref.compare import compare
 from cueref.outputs import TRACKS_COLUMNS
@@ -27,8 +27,8 @@ def with_standins(monkeypatch):
     """Make ``cueref referee`` run the stand-in stages of ``clip``."""
 
     def use(clip):
-        monkeypatch.setattr(referee_command, "missing_stages", lambda: [])
-        monkeypatch.setattr(referee_command, "load_stages", standin_loader(clip))
+        monkeypatch.setattr(referee_run, "missing_stages", lambda: [])
+        monkeypatch.setattr(referee_run, "load_stages", standin_loader(clip))
 
     return use
 
