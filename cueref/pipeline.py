@@ -61,7 +61,7 @@ from calibration.monitor import CalibrationKeeper
 from cueref.calls import merge_key
 from cueref.video import Frame, prefetch
 from rules.base import Referee, RulesError, Step
-from tracking.events import Event, OperatorInput, Unobserved
+from tracking.events import Answer, Event, OperatorInput, ShotStart, Unobserved
 from vision.types import BallDetections, FrameDetections
 
 __all__ = [
@@ -121,6 +121,10 @@ class PipelineConfig:
     # live: yield each frame's result at once rather than after the next frame is read (a call is not held
     # back a frame, nor through a stalled stream); the end of the source is then one more result (end_only)
     eager: bool = False
+    # a recorded run: a question still unanswered when the next shot starts (or the video ends) takes its
+    # default, the camera's own reading, as an ``answer`` marked ``assumed`` in the log, and the match goes
+    # on. Off live, where the operator answers at the console.
+    assume_answers: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +225,7 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
     whole video (the last result carries the end) and then the source's error is raised. Close the
     generator (``contextlib.closing``) before closing the source: that stops the decoding thread.
     """
-    joined = _Joiner(stages, calls, inputs)
+    joined = _Joiner(stages, calls, inputs, assume_answers=config.assume_answers)
     items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
     source = joined.frames_of(items)
     try:
@@ -278,9 +282,11 @@ class _Joiner:
     """The per-run state between the stages: the calibration in use, the open unobserved span, the
     calls and spans waiting for their place in the log, the live inputs and the source's gaps."""
 
-    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None):
+    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None,
+                 assume_answers: bool = False):
         self.stages = stages
         self.inputs = inputs
+        self.assume_answers = assume_answers
         self.gaps: list[SourceGap] = []  # gaps no inferred event has passed yet
         self.after_gap = False  # the next frame follows a gap: nothing may be inferred from it alone
         self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
@@ -348,6 +354,9 @@ class _Joiner:
             steps += tuple(self.stages.referee.finish())
         except RulesError as e:
             problems_end.append(f"end of the video: {e}")
+        assumed, assumed_steps = self._assume(self.last_t_s, problems_end)
+        events += assumed
+        steps += assumed_steps
         return dataclasses.replace(
             result, events=result.events + events, steps=result.steps + steps,
             problems=result.problems + problems + tuple(problems_end), last=True,
@@ -430,7 +439,12 @@ class _Joiner:
             logged.append(event)
             self.settled_t_s = max(self.settled_t_s, event.t_s)
         steps: list[Step] = []
+        entered: list[Event] = []
         for e in logged:
+            if isinstance(e, ShotStart):
+                assumed, assumed_steps = self._assume(e.t_s, problems)
+                entered += assumed
+                steps += assumed_steps
             try:
                 if isinstance(e, UndoRequest):
                     steps.append(self.stages.referee.undo(e.reason, e.t_s))
@@ -439,7 +453,31 @@ class _Joiner:
             except RulesError as err:
                 log.warning("the referee refused %s at %.3f s: %s", e.kind, e.t_s, err)
                 problems.append(f"{e.kind} at {e.t_s:.2f} s: {err}")
-        return tuple(e for e in logged if not isinstance(e, UndoRequest)), tuple(steps), tuple(problems)
+            if not isinstance(e, UndoRequest):
+                entered.append(e)
+        return tuple(entered), tuple(steps), tuple(problems)
+
+    def _assume(self, t_s: float, problems: list[str]) -> tuple[tuple[Event, ...], tuple[Step, ...]]:
+        """In a recorded run, the pending question's default (the camera's reading) as an assumed answer at
+        ``t_s``: the answer entered in the log and the steps it made. Nothing when no question waits, when
+        only a person can answer it (no default), or live."""
+        answers: list[Answer] = []
+        steps: list[Step] = []
+        asked: set[str] = set()
+        while self.assume_answers:  # an answer may lead the engine to its next question on the same shot
+            q = getattr(self.stages.referee, "pending", None)  # a referee that never asks has none
+            if q is None or q.default is None or q.id in asked:
+                break
+            asked.add(q.id)
+            answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
+            try:
+                steps += self.stages.referee.feed(answer)
+            except RulesError as err:  # not expected: the default is one of the question's options
+                problems.append(f"assumed answer {q.default!r} to {q.id!r} at {t_s:.2f} s: {err}")
+                break
+            log.info("no answer to %s (%s) by %.2f s: the camera's reading %r taken", q.id, q.text, t_s, q.default)
+            answers.append(answer)
+        return tuple(answers), tuple(steps)
 
 
 # ---- the installed stages ------------------------------------------------------------------------------

@@ -432,11 +432,14 @@ class InvokeEndgame(OperatorInput):
 
 @_event
 class Answer(OperatorInput):
-    """The operator's answer to a pending question (its id as the engine gave it)."""
+    """The operator's answer to a pending question (its id as the engine gave it). ``assumed``: no
+    operator answered before the next shot (or the end of a recorded video), so the run took the
+    question's default, the camera's own reading, to go on; a review may correct it."""
 
     kind: ClassVar[str] = "answer"
     question: Text
     answer: Text
+    assumed: bool = False
 
 
 @_event

@@ -37,7 +37,7 @@ __all__ = ["InputError", "LiveSession", "Announcer"]
 log = logging.getLogger(__name__)
 
 BALLS_HZ = 15.0  # how often the table diagram is sent while nothing else changes
-LIVE = PipelineConfig(queue_frames=0, eager=True)  # the source reads in its own thread; each result is given at once
+LIVE = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)  # the source reads in its own thread; each result is given at once
 
 
 class InputError(ValueError):

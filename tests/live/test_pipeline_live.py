@@ -46,7 +46,7 @@ def live_run(clip, given, gaps=(), inferer=None):
             last = t
             yield Frame(i, t, BLANK)
 
-    config = PipelineConfig(queue_frames=0, eager=True)
+    config = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)
     s = stages(clip) if inferer is None else Stages(TruthDetector(clip), TruthTracker(clip), inferer, clip.referee())
     for r in run(frames(), s, config=config, inputs=inputs):
         results.append(r)
@@ -202,7 +202,7 @@ def test_an_eager_run_gives_each_result_before_reading_the_next_frame():
             read.append(i)
             yield Frame(i, float(t), BLANK)
 
-    config = PipelineConfig(queue_frames=0, eager=True)
+    config = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)
     results = []
     for r in run(frames(), stages(clip), config=config):
         assert r.end_only or read[-1] == r.index  # the frame after it is not read yet
