@@ -50,6 +50,7 @@ from tracking.events import (
     Override,
     Pot,
     ShotStart,
+    UndoCall,
 )
 
 __all__ = [
@@ -639,6 +640,8 @@ class Referee:
         return self._splitter.in_shot
 
     def feed(self, event: Event) -> list[Step]:
+        if isinstance(event, UndoCall):  # the log's own record of an undo: replayed in its place
+            return [self.undo(event.reason, event.t_s)]
         return self._take(self._splitter.push(event))
 
     def finish(self) -> list[Step]:
