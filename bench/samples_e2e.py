@@ -18,6 +18,9 @@ for n in names:
     if clip.calls:
         write_events(out.parent / (out.name + ".calls.jsonl"), clip.calls) if out.parent.mkdir(parents=True, exist_ok=True) or True else None
         args += ["--calls", str(out.parent / (out.name + ".calls.jsonl"))]
+    args += ["--players", ",".join(clip.truth.raw["players"]), "--overwrite"]
+    for k, v in clip.truth.raw.get("options", {}).items():
+        args += ["--option", f"{k}={v}"]
     prof = clip.truth.raw.get("profile")
     if prof and prof != game:
         args += ["--table", prof]

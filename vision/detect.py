@@ -141,6 +141,7 @@ class Detector:
         self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
         self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
+        self._holes = self._hole_discs(view, self._low_size, s)
         log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
                   *self._low_size, r_min, float(rad.max()))
 
@@ -167,6 +168,23 @@ class Detector:
         for poly in polys:
             px = view.project(np.c_[poly, np.full(len(poly), 0.0 if cloth_only else r)])
             cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+        return mask.astype(bool)
+
+    def _hole_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
+        """Where a ball dropping into a bed hole can be seen (bool, the shrunk picture): within a ball's
+        radius of each hole's rim, from the cloth up to a ball's height; None without holes."""
+        p = self.profile
+        if not p.holes:
+            return None
+        r = p.ball_radius_mm
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        ring = np.stack([np.cos(a), np.sin(a)], -1)
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        for hole in p.holes:
+            for h in (0.0, r):
+                poly = np.asarray(hole.xy_mm) + (hole.radius_mm + r) * ring
+                px = view.project(np.c_[poly, np.full(len(poly), h)])
+                cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
         return mask.astype(bool)
 
     # ---- per frame -------------------------------------------------------------------------------
@@ -601,8 +619,14 @@ class Detector:
 
     def _occluder_mask(self, parts: "_Parts") -> np.ndarray:
         """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
-        occluders."""
-        return parts.rest(0.6 * math.pi * self._r_low**2)
+        occluders. What lies wholly in a bed hole's mouth is a ball dropping into it, not something
+        that could hide a ball."""
+        mask = parts.rest(0.6 * math.pi * self._r_low**2)
+        if self._holes is None or not mask.any():
+            return mask
+        _, lab = cv2.connectedComponents(mask, connectivity=8)
+        outside = np.unique(lab[(mask > 0) & ~self._holes[parts.win.slices]])
+        return np.isin(lab, outside[outside > 0]).astype(np.uint8)
 
     def _occluders(self, mask: np.ndarray, win: "_Window") -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
         """Outlines of the occluders in table mm, at a ball centre's height (a ball whose centre is
