@@ -67,6 +67,7 @@ class TrackerConfig:
     restitution: float = 0.8  # cushion restitution for predicting a bounce
     ball_restitution: float = 0.93  # ball-ball restitution for predicting a collision
     collision_sigma_mm: float = 6.0  # extra position doubt of a collision hypothesis (throw, spin)
+    rename_nats: float = 30.0  # a named ball whose colour evidence favours another colour by this much (log-likelihood) takes a free id of that colour
     reuse: str = "auto"  # which free id a newly seen ball takes: "oldest", "recent" or "auto" (oldest on bar billiards)
 
 
@@ -465,6 +466,16 @@ class BallTracker:
 
     def _name(self, t: float) -> None:
         cfg = self.config
+        # a ball named from a wrong first look (a hand over the spot taken for a white ball, the ball
+        # set down under it red) takes the colour its sightings since bear out, when one is free
+        for tr in self.tracks:
+            if tr.ball < 0 or not tr.hits & 1 or tr.state == TrackState.IN_POCKET:
+                continue
+            best, own = int(np.argmax(tr.logp)), int(self._class_of_ball[tr.ball])
+            if best != own and tr.logp[best] - tr.logp[own] > cfg.rename_nats:
+                free = self._free_ids(best)
+                if free:
+                    self._give(tr, free[0])
         # a ball whose centre is inside a pocket's drop circle is in the pocket, not on the cloth: vision
         # seeing it there is no new ball
         ready = [tr for tr in self.tracks if tr.ball == -1 and tr.hit_count(cfg.confirm_window) >= cfg.confirm_hits

@@ -146,3 +146,17 @@ def test_bar_billiards_whites_take_free_ids_in_trough_order():
     named = {b: tuple(np.round(last.xy_mm[last.index(b)])) for b in bar.ball_ids if last.state[last.index(b)] != TrackState.OFF}
     assert set(named) == {"red", "w1", "w2"}
     assert np.linalg.norm(np.array(named["w1"]) - (450.0, 450.0)) < 3
+
+
+def test_a_ball_named_from_a_wrong_first_look_takes_the_colour_it_shows():
+    """A hand over the break spot seen as a white ball for a few frames, then the red set down under it:
+    the track named w1 from the hand shows red from then on and becomes the red (bar billiards 2b)."""
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("hand", "white", Leg(0.2, (810.0, 420.0)), Leg(0.21, (0.0, 0.0), gone=True),
+                        Leg(0.5, (795.0, 446.0)), Leg(0.59, (795.0, 446.0), gone=True))
+    scene.add("red", "red", Leg(0.6, (800.0, 450.0)))
+    snaps = run(scene, profile=bar, t_end=2.0)
+    assert snaps[int(0.65 * 30)].state[snaps[0].index("w1")] == TrackState.SEEN  # the hand and the red were named w1
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("red")] - (800.0, 450.0)) < 3
+    assert last.state[last.index("w1")] == TrackState.OFF
