@@ -79,7 +79,7 @@ class ShotPrinter:
             if isinstance(e, ShotStart):
                 self.shots[self.started] = [e]
                 self.started += 1
-            elif not isinstance(e, OperatorInput) and self.shots:
+            elif not isinstance(e, OperatorInput) and self.started - 1 in self.shots:
                 self.shots[self.started - 1].append(e)
         for step in result.steps:
             d = step.decision
