@@ -141,7 +141,7 @@ class Detector:
         self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
         self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
-        self._holes = self._hole_discs(view, self._low_size, s)
+        self._fixtures = self._fixture_discs(view, self._low_size, s)
         log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
                   *self._low_size, r_min, float(rad.max()))
 
@@ -170,20 +170,23 @@ class Detector:
             cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
         return mask.astype(bool)
 
-    def _hole_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
-        """Where a ball dropping into a bed hole can be seen (bool, the shrunk picture): within a ball's
-        radius of each hole's rim, from the cloth up to a ball's height; None without holes."""
+    def _fixture_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
+        """Where only the table's own fixtures and what happens to them can be seen (bool, the shrunk
+        picture): a ball dropping into a pocket or a bed hole (within a ball's radius of each drop
+        circle, up to a ball's height) and a pin, standing or knocked down (within its height of its
+        base, up to its top); None on a table with neither."""
         p = self.profile
-        if not p.holes:
-            return None
         r = p.ball_radius_mm
+        discs = [(h.xy_mm, h.radius_mm + r, r) for h in p.holes] + [(q.xy_mm, q.radius_mm + r, r) for q in p.pockets]
+        discs += [(q.xy_mm, q.height_mm + q.radius_mm, q.height_mm) for q in p.pins]
+        if not discs:
+            return None
         a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
         ring = np.stack([np.cos(a), np.sin(a)], -1)
         mask = np.zeros((size[1], size[0]), np.uint8)
-        for hole in p.holes:
-            for h in (0.0, r):
-                poly = np.asarray(hole.xy_mm) + (hole.radius_mm + r) * ring
-                px = view.project(np.c_[poly, np.full(len(poly), h)])
+        for xy, radius, top in discs:
+            for h in (0.0, top):
+                px = view.project(np.c_[np.asarray(xy) + radius * ring, np.full(len(ring), h)])
                 cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
         return mask.astype(bool)
 
@@ -261,7 +264,7 @@ class Detector:
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]))
         blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s)
-        occ_mask = self._occluder_mask(parts)
+        occ_mask = self._occluder_mask(parts, self._discs(BallDetections.concat([carried, new]), 2.2, win))
         new = BallDetections.concat([new, packed, blobs])
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
@@ -617,15 +620,17 @@ class Detector:
         return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
                        score=np.minimum(sub.score, 0.5).astype(np.float32))
 
-    def _occluder_mask(self, parts: "_Parts") -> np.ndarray:
+    def _occluder_mask(self, parts: "_Parts", near_balls: np.ndarray) -> np.ndarray:
         """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
-        occluders. What lies wholly in a bed hole's mouth is a ball dropping into it, not something
-        that could hide a ball."""
+        occluders. What lies wholly among the table's fixtures (a ball dropping into a pocket or a bed
+        hole, a pin falling) or hugs a ball seen (``near_balls``, bool of the window: the cloth round a
+        ball, never learnt while it stands there) could hide no ball."""
         mask = parts.rest(0.6 * math.pi * self._r_low**2)
-        if self._holes is None or not mask.any():
+        if not mask.any():
             return mask
+        harmless = near_balls if self._fixtures is None else near_balls | self._fixtures[parts.win.slices]
         _, lab = cv2.connectedComponents(mask, connectivity=8)
-        outside = np.unique(lab[(mask > 0) & ~self._holes[parts.win.slices]])
+        outside = np.unique(lab[(mask > 0) & ~harmless])
         return np.isin(lab, outside[outside > 0]).astype(np.uint8)
 
     def _occluders(self, mask: np.ndarray, win: "_Window") -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:

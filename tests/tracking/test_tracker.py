@@ -160,3 +160,56 @@ def test_a_ball_named_from_a_wrong_first_look_takes_the_colour_it_shows():
     last = snaps[-1]
     assert np.linalg.norm(last.xy_mm[last.index("red")] - (800.0, 450.0)) < 3
     assert last.state[last.index("w1")] == TrackState.OFF
+
+
+def test_a_dim_ball_at_rest_is_named_once_seen_steadily():
+    """Vision scores a ball whose edge is lost in its shadow low; seen at rest in one place for half a
+    second it is a ball all the same, while something as dim that never keeps still (fingers round the
+    break spot) is not named."""
+    from dataclasses import replace
+
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 450.0)))
+    scene.add("w1", "white", Leg(0.0, (450.0, 450.0)))
+    rng = np.random.default_rng(5)
+    dim = []
+    for d in detections(scene, bar, 30, 1.5):
+        b = d.balls
+        fidget = np.where((b.label == "white")[:, None], rng.normal(0.0, 12.0, (len(b), 2)), 0.0)
+        dim.append(replace(d, balls=replace(b, xy_mm=b.xy_mm + fidget, score=np.full(len(b), 0.5, np.float32))))
+    tracker = BallTracker(bar)
+    snaps = [tracker.update(d) for d in dim]
+    assert np.isnan(snaps[10].xy_mm[snaps[10].index("red")]).all()  # not before it has kept still a while
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("red")] - (800.0, 450.0)) < 3
+    assert last.state[last.index("w1")] == TrackState.OFF
+
+
+def test_a_ball_is_named_by_its_mean_score_not_its_first_look():
+    """A white set down in the D, first seen half under the releasing hand (score 0.3), then clearly
+    (0.7): named after the few frames vision's mean score needs, before it is struck (bar billiards
+    players strike soon after setting the ball down)."""
+    from dataclasses import replace
+
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 450.0))).add("w1", "white", Leg(0.5, (450.0, 450.0)))
+    frames = []
+    for d in detections(scene, bar, 30, 1.0):
+        first = np.isclose(d.t_s, 0.5) & (d.balls.label == "white")
+        frames.append(replace(d, balls=replace(d.balls, score=np.where(first, 0.3, 0.7).astype(np.float32))))
+    tracker = BallTracker(bar)
+    snaps = [tracker.update(d) for d in frames]
+    k = int(round(0.5 * 30)) + 4  # the fifth frame it is seen in
+    assert snaps[k].state[snaps[k].index("w1")] == TrackState.SEEN
+
+
+def test_a_ball_whose_latest_sightings_dispute_its_colour_waits_to_be_named():
+    """Two looks at the hand setting the red down (white), then the red itself: the candidate is not
+    named w1 on the hand's looks but red once its sightings agree (bar billiards 2b: the red on the spot)."""
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("hand", "white", Leg(0.2, (810.0, 420.0)), Leg(0.21, (0.0, 0.0), gone=True),
+                        Leg(0.5, (797.0, 448.0)), Leg(0.55, (797.0, 448.0), gone=True))
+    scene.add("red", "red", Leg(0.59, (800.0, 450.0)))
+    snaps = run(scene, profile=bar, t_end=1.5)
+    assert all(s.state[s.index("w1")] == TrackState.OFF for s in snaps)
+    assert snaps[-1].state[snaps[-1].index("red")] == TrackState.SEEN

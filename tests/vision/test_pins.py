@@ -54,3 +54,13 @@ def test_a_ball_against_a_pin_does_not_knock_it_down(bar):
     frames = [bar.render([BallPose("red", (800.0, 450.0))])] + [noisy(bar.render([BallPose("w1", touching)]), rng) for _ in range(5)]
     out = run(bar.detector(), frames)
     assert (out[-1].pins.state == PinState.STANDING).all()
+
+
+def test_a_falling_pin_is_no_occluder(bar):
+    """A pin knocked over (3b a) is a pin down, not something a ball could hide under: a ball that
+    drops into the hole beside it at the same moment is potted, not hidden."""
+    rng = np.random.default_rng(6)
+    up = bar.render([])
+    fallen = bar.render([], pins=pins(bar.profile, {"white1": 2.8}))
+    out = run(bar.detector(), [up, noisy(up, rng)] + [noisy(fallen, rng) for _ in range(4)])
+    assert all(len(f.occluders) == 0 for f in out), [len(f.occluders) for f in out]

@@ -55,9 +55,13 @@ def _first_reach(m: BallMotion, target: np.ndarray, dist: float, t0: float, t1: 
 
 
 def _hidden(ctx: ShotContext, xy: np.ndarray, t: float) -> bool:
-    """Whether an occluder covered ``xy`` in the frame nearest ``t``."""
-    k = int(np.argmin(np.abs(ctx.frames.t - t)))
-    return any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k])
+    """Whether an occluder covered ``xy`` in the frames either side of ``t``: a cue, a hand or an arm
+    stays a while; what vision leaves over for a frame (a fast ball's smear, cloth a ball has just
+    uncovered) hides nothing."""
+    ts = ctx.frames.t
+    after = int(np.searchsorted(ts, t))
+    ks = [k for k in (after - 1, after) if 0 <= k < len(ts)]
+    return all(any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k]) for k in ks)
 
 
 def _add(contacts: list[Contact], c: Contact, window_s: float) -> Contact:
