@@ -61,7 +61,8 @@ class TrackerConfig:
     confirm_window: int = 5  # ... within this many frames
     min_score: float = 0.3  # detections vision is less sure of than this are ignored
     name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this ...
-    name_steady_s: float = 0.5  # ... or when it has been seen at rest in one place, in one colour, this long (a dim ball, its edge lost in its shadow)
+    name_steady_s: float = 0.2  # ... or when it has been seen at rest in one place, in one colour, this long (a dim ball, its edge lost in its shadow) ...
+    steady_min_score: float = 0.5  # ... with a mean score above this (vision scores a ball it found only as a blob, or remembers, 0.5: a resting hand's fingertip)
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
     hidden_coast_s: float = 120.0  # a ball under a cue, hand or arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
@@ -494,7 +495,8 @@ class BallTracker:
         # coming out from under the hand that set it down) waits until they agree
         ready = [tr for tr in self.tracks if tr.ball == -1 and tr.hit_count(cfg.confirm_window) >= cfg.confirm_hits
                  and not self._in_pocket(tr.xy)
-                 and (tr.score >= cfg.name_min_score or (tr.steady_label != UNCERTAIN and t - tr.steady_t >= cfg.name_steady_s))
+                 and (tr.score >= cfg.name_min_score or (tr.score > cfg.steady_min_score and tr.steady_label != UNCERTAIN
+                                                          and t - tr.steady_t >= cfg.name_steady_s))
                  and tr.steady_label in (UNCERTAIN, self.classes[int(np.argmax(tr.logp))])]
         if not self._named_start:
             if self._start_t is not None and t - self._start_t < cfg.startup_s:

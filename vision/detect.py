@@ -40,7 +40,7 @@ from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
 from vision.geometry import TableView
 from vision.pins import PinWatcher
-from vision.types import BallDetections, BallState, FrameDetections, PinDetections
+from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
 
 __all__ = ["Detector"]
 
@@ -217,8 +217,9 @@ class Detector:
                 pins = prev.pins
                 if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
                     pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
-                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), pins, prev.occluders)
                 self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
+                balls = self._off_fallen_pins(prev.balls.at(frame, t_s), pins)
+                self._prev = FrameDetections(frame, t_s, balls, pins, prev.occluders)
                 return self._prev
             # work only where the picture changed, and round it as far as a change can matter
             win = _Window.around(box, self._grow.shape[0], bg.roi.shape)
@@ -277,6 +278,7 @@ class Detector:
                                      np.zeros(len(hidden), bool)])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
+        balls = self._off_fallen_pins(balls, pins)
         self._last_score = score
         # the balls and their shadows are never learnt as cloth; not a ball found only as a blob: what is
         # cloth-like there (a patch uncovered, cloth taken for a green ball) must be learnt again
@@ -619,6 +621,19 @@ class Detector:
         sub = old[covered]
         return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
                        score=np.minimum(sub.score, 0.5).astype(np.float32))
+
+    def _off_fallen_pins(self, balls: BallDetections, pins: PinDetections) -> BallDetections:
+        """``balls`` without those found only as blobs within a knocked-down pin's length of its spot:
+        the pin's white or red body lying on the cloth looks like a ball's blob."""
+        lying = np.zeros(len(balls), bool)
+        for pin_id, state in zip(pins.ids, pins.state):
+            if state == PinState.DOWN:
+                pin = self.profile.pin(pin_id)
+                lying |= np.linalg.norm(balls.xy_mm - np.asarray(pin.xy_mm), axis=1) <= pin.height_mm + pin.radius_mm
+        lying &= self._soft
+        if lying.any():
+            balls, self._still, self._soft = balls[~lying], self._still[~lying], self._soft[~lying]
+        return balls
 
     def _occluder_mask(self, parts: "_Parts", near_balls: np.ndarray) -> np.ndarray:
         """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
