@@ -166,8 +166,7 @@ class Detector:
             polys.append(np.asarray(pocket.xy_mm) + (pocket.radius_mm + r) * np.stack([np.cos(a), np.sin(a)], -1))
         mask = np.zeros((size[1], size[0]), np.uint8)
         for poly in polys:
-            px = view.project(np.c_[poly, np.full(len(poly), 0.0 if cloth_only else r)])
-            cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+            _fill_table_polygon(mask, view, poly, 0.0 if cloth_only else r, s)
         return mask.astype(bool)
 
     def _fixture_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
@@ -186,8 +185,7 @@ class Detector:
         mask = np.zeros((size[1], size[0]), np.uint8)
         for xy, radius, top in discs:
             for h in (0.0, top):
-                px = view.project(np.c_[np.asarray(xy) + radius * ring, np.full(len(ring), h)])
-                cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+                _fill_table_polygon(mask, view, np.asarray(xy) + radius * ring, h, s)
         return mask.astype(bool)
 
     # ---- per frame -------------------------------------------------------------------------------
@@ -661,6 +659,13 @@ class Detector:
                 box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
                 out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
         return out
+
+def _fill_table_polygon(mask: np.ndarray, view: TableView, poly_mm: np.ndarray, h_mm: float, s: int) -> None:
+    """Fill (with 1) in ``mask``, the picture shrunk ``s`` times, the polygon (n, 2) of table mm seen
+    ``h_mm`` above the cloth."""
+    px = view.project(np.c_[poly_mm, np.full(len(poly_mm), h_mm)])
+    cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+
 
 def _channel_sum(img: np.ndarray) -> np.ndarray:
     """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""
