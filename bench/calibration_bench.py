@@ -18,7 +18,8 @@ calibrated with the table's profile only, and compared with the true camera:
 The bar (issue 4): every frame calibrated, median corner error < 1.5 mm, worst < 4 mm, landmark
 residual < 2 mm. Usage: ``python bench/calibration_bench.py [--frames 30] [--workers 2] [--json out.json]``;
 ``--tables brasileira --seeds 14 26 --no-bump`` reruns only some frames of one table (a subset does not
-judge the bar: it prints ``subset``).
+judge the bar: it prints ``subset``); ``--tables bar-billiards:scoreboard-down --no-bump`` renders the
+bar-billiards endgame, its scoreboard folded over the back row (2i).
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ import numpy as np
 TABLES = ("ficha", "brasileira", "bar-billiards")
 
 
-def _scene(profile, rng):
+def _scene(profile, rng, scoreboard_down=False):
     from simulator.scene import BallPose, PinPose, Scene
 
     r = profile.ball_radius_mm
     balls = tuple(BallPose(b.id, (float(rng.uniform(r, profile.length_mm - r)), float(rng.uniform(r, profile.width_mm - r))))
                   for b in profile.balls[: int(rng.integers(0, 8))])
-    return Scene(0.0, balls=balls, pins=tuple(PinPose(p.id, p.xy_mm) for p in profile.pins))
+    return Scene(0.0, balls=balls, pins=tuple(PinPose(p.id, p.xy_mm) for p in profile.pins), scoreboard_down=scoreboard_down)
 
 
 def one_frame(job: tuple[str, int]) -> dict:
@@ -55,11 +56,12 @@ def one_frame(job: tuple[str, int]) -> dict:
     from simulator.render import RenderOptions, Renderer
 
     table, seed = job
-    profile = resolve_profile(table)
+    name, _, variant = table.partition(":")
+    profile = resolve_profile(name)
     rng = np.random.default_rng([seed, 7])
     res = (1280, 720) if seed % 2 == 0 else (1920, 1080)
     cam = mount_camera(profile, resolution=res, rng=rng)
-    image = Renderer(profile, cam, seed=seed, options=RenderOptions(low_light=seed % 3 == 2)).render(_scene(profile, rng))
+    image = Renderer(profile, cam, seed=seed, options=RenderOptions(low_light=seed % 3 == 2)).render(_scene(profile, rng, variant == "scoreboard-down"))
     out = {"table": table, "seed": seed, "resolution": f"{res[1]}p", "height_mm": cam.height_mm, "k1": cam.dist[0]}
     t0 = time.perf_counter()
     try:

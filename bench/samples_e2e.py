@@ -5,18 +5,22 @@ from cueref.cli import main
 from cueref.compare import compare
 from tests.pipeline._standins import load_clip
 from tracking.events import write_events
-os.environ["CUEREF_STORE"] = "/tmp/e2e/store.sqlite"
+ROOT = Path(os.environ.get("E2E_OUT", "/tmp/e2e"))
+os.environ["CUEREF_STORE"] = str(ROOT / "store.sqlite")
 names = sys.argv[1:] or sorted(str(Path(p).relative_to("sample_videos").with_suffix("")) for p in glob.glob("sample_videos/*/*.mp4"))
 bad = 0
 for n in names:
     clip = load_clip(n)
-    out = Path("/tmp/e2e") / n
+    out = ROOT / n
     game = clip.truth.raw["game"]
     args = ["referee", str(clip.video), "--game", game, "--out", str(out), "--no-video"]
     args = ["-q"] + args
     if clip.calls:
         write_events(out.parent / (out.name + ".calls.jsonl"), clip.calls) if out.parent.mkdir(parents=True, exist_ok=True) or True else None
         args += ["--calls", str(out.parent / (out.name + ".calls.jsonl"))]
+    args += ["--players", ",".join(clip.truth.raw["players"]), "--overwrite"]
+    for k, v in clip.truth.raw.get("options", {}).items():
+        args += ["--option", f"{k}={v}"]
     prof = clip.truth.raw.get("profile")
     if prof and prof != game:
         args += ["--table", prof]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 import cv2
@@ -124,14 +124,14 @@ def _lines(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, cfg: 
 
 
 def _joint_lens(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, hom: Homography,
-                profile: TableProfile, cfg: CalibrationConfig) -> tuple[np.ndarray, np.ndarray, Homography]:
+                corners_mm: np.ndarray, cfg: CalibrationConfig) -> tuple[np.ndarray, np.ndarray, Homography]:
     """Homography, k1, k2 and the principal point fitted together (issue 4 item 1) so that every
     cushion edge point (the inliers of its side's line) maps onto its side of the playing surface
     (residuals in mm, soft-L1), with a prior keeping the principal point near the picture's centre
     (``cfg.principal_sigma`` of the width): a lens whose centre is off bends the four sides unevenly,
     which the straightness fit alone, centred on the picture, cannot follow. The focal length stays
     fixed (it only rescales k1, k2 here). Sides with too few points leave the lens as it was."""
-    L, W = profile.length_mm, profile.width_mm
+    L, W = corners_mm[2]
     pts, axis, target = [], [], []
     for s, (ax, val) in zip(sides, ((1, 0.0), (0, L), (1, W), (0, 0.0))):
         if len(s.points_px) < 12:
@@ -185,11 +185,12 @@ def _corners_from_lines(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarra
     ])
 
 
-def _steady_focal(corners_und: np.ndarray, profile: TableProfile, principal_point: tuple[float, float],
+def _steady_focal(corners_und: np.ndarray, corners_mm: np.ndarray, principal_point: tuple[float, float],
                   jitter_px: float = 0.5, spread_limit: float = 0.2) -> float | None:
-    """The focal length the corners' perspective implies, or None when half a pixel of noise on the
-    corners moves it by more than ``spread_limit`` (a view too square-on to tell)."""
-    corners_mm = np.array(profile.corners_mm)
+    """The focal length the corners' perspective implies (``corners_mm`` where they lie on the
+    table), or None when half a pixel of noise on the corners moves it by more than
+    ``spread_limit`` (a view too square-on to tell)."""
+    corners_mm = np.asarray(corners_mm, float)
     f0 = focal_from_homography(Homography.from_correspondences(corners_mm, corners_und).matrix, principal_point)
     if f0 is None:
         return None
@@ -357,13 +358,14 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
             sides = detect.side_edges(gray, corners_und, 0.04, skip, outside_fraction=0.03, segments=2,
                                       warp=lambda p: distort_px(p, k_, dist_), n=config.refine_profiles,
                                       across_px=config.across_px)
-    hom = Homography.from_correspondences(corners_und, np.array(profile.corners_mm))
+    seen_mm = _seen_surface(corners_und, profile, config)
+    hom = Homography.from_correspondences(corners_und, seen_mm)
     if config.joint_lens and dist_coeffs is None and camera_matrix is None and config.estimate_distortion:
-        k, dist, hom = _joint_lens(sides, k, dist, hom, profile, config)
+        k, dist, hom = _joint_lens(sides, k, dist, hom, seen_mm, config)
         lines, rms, _ = _lines(sides, k, dist, config)
-        corners_und = hom.inverse(np.array(profile.corners_mm))
+        corners_und = hom.inverse(seen_mm)
     if focal_source == "default" and not camera_height_mm:
-        f_est = _steady_focal(corners_und, profile, (k[0, 2], k[1, 2]))
+        f_est = _steady_focal(corners_und, seen_mm, (k[0, 2], k[1, 2]))
         if f_est is not None and config.min_focal_per_width * w_img <= f_est <= config.max_focal_per_width * w_img:
             k, dist = _with_focal(k, dist, f_est)
             focal_source = "estimated"
@@ -376,17 +378,29 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
             f"the {worst} cushion's edge points scatter by {rms[worst]:.2f} px about their line (limit {config.max_line_rms_px} px)",
             "use a sharper frame with the cushions clear, or give the corners by hand (--corners)",
         )
-    _check_aspect(corners_und, profile, config)
     cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
     found = find_landmarks(image, cal, profile)
-    if config.refine_with_landmarks:
+    covered = not np.allclose(seen_mm, profile.corners_mm)
+    # Under a folded scoreboard the far line is its front edge, which stands above the cloth (its
+    # height is not in the profile): only the head corners fix the map then, and the holes found on the
+    # open part of the table take part however far (within their search) from where the edge put them.
+    fixed = slice(0, 4) if not covered else [0, 3]
+    if config.refine_with_landmarks or covered:
         known = landmarks_mm(profile)
-        close = {n: xy for n, (xy, r) in found.items() if r <= config.refine_max_mm}
-        if len(close) >= 4:
+        for _ in range(2 if covered else 1):
+            close = {n: xy for n, (xy, r) in found.items()
+                     if (known[n][0] < seen_mm[1][0] if covered else r <= config.refine_max_mm)}
+            if len(close) < 4:
+                if covered:
+                    raise CalibrationError(
+                        f"the scoreboard is down and only {len(close)} bed holes were found on the open part of the table",
+                        "calibrate from a frame with the scoreboard up (cueref calibrate) and pass it with --calibration",
+                    )
+                break
             # The lines fix the corners; the pockets (or holes) found near where they belong pull the
             # map where the lines had to be extrapolated (near the corners, under the pockets).
-            src = np.r_[np.tile(corners_und, (3, 1)), hom.inverse(np.array(list(close.values())))]
-            dst = np.r_[np.tile(np.array(profile.corners_mm), (3, 1)), np.array([known[n] for n in close])]
+            src = np.r_[np.tile(corners_und[fixed], (3, 1)), hom.inverse(np.array(list(close.values())))]
+            dst = np.r_[np.tile(seen_mm[fixed], (3, 1)), np.array([known[n] for n in close])]
             hom = Homography.from_correspondences(src, dst)
             cal = _build(size, k, dist, hom, profile, camera_height_mm, "automatic", focal_source, head)
             found = find_landmarks(image, cal, profile)
@@ -407,11 +421,33 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     )
 
 
+def _seen_surface(corners_und: np.ndarray, profile: TableProfile, config: CalibrationConfig) -> np.ndarray:
+    """The table corners (mm, TL TR BR BL) the four lines found bound: the playing surface's, or, on a
+    bar-billiards table in its endgame, those of the open part in front of the folded scoreboard (the
+    far line is then the scoreboard's front edge, 2i), whichever shape is nearer the one seen.
+    Refuses a shape that is neither (:func:`_check_aspect`)."""
+    if profile.scoreboard_x_mm is not None:
+        open_part = replace(profile, length_mm=profile.scoreboard_x_mm)
+        seen = _aspect(corners_und)
+        if abs(seen * open_part.width_mm / open_part.length_mm - 1) < abs(seen * profile.width_mm / profile.length_mm - 1):
+            try:
+                _check_aspect(corners_und, open_part, config)
+                return np.array(open_part.corners_mm, float)
+            except CalibrationError:
+                pass
+    _check_aspect(corners_und, profile, config)
+    return np.array(profile.corners_mm, float)
+
+
+def _aspect(corners_und: np.ndarray) -> float:
+    c = np.asarray(corners_und)
+    return float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+                 / (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])))
+
+
 def _check_aspect(corners_und: np.ndarray, profile: TableProfile, config: CalibrationConfig) -> float:
     """Refuse a profile whose length/width ratio is not the one seen (item 4); returns the seen ratio."""
-    c = np.asarray(corners_und)
-    seen = float((np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
-                 / (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])))
+    seen = _aspect(corners_und)
     want = profile.length_mm / profile.width_mm
     if abs(seen / want - 1) > config.max_aspect_error:
         raise CalibrationError(
@@ -480,7 +516,7 @@ def calibrate_manual(points_px: Mapping[str, object], profile: TableProfile, ima
     corners_und = hom.inverse(np.array(profile.corners_mm))
     _check_aspect(corners_und, profile, config)
     if focal_source == "default" and not camera_height_mm:
-        f_est = _steady_focal(corners_und, profile, (k[0, 2], k[1, 2]))
+        f_est = _steady_focal(corners_und, np.array(profile.corners_mm), (k[0, 2], k[1, 2]))
         if f_est is not None and config.min_focal_per_width * size[0] <= f_est <= config.max_focal_per_width * size[0]:
             k, dist = _with_focal(k, dist, f_est)
             focal_source = "estimated"

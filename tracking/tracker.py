@@ -60,13 +60,16 @@ class TrackerConfig:
     confirm_hits: int = 3  # detections of a new ball before it is named ...
     confirm_window: int = 5  # ... within this many frames
     min_score: float = 0.3  # detections vision is less sure of than this are ignored
-    name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this
+    name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this ...
+    name_steady_s: float = 0.2  # ... or when it has been seen at rest in one place, in one colour, this long (a dim ball, its edge lost in its shadow) ...
+    steady_min_score: float = 0.5  # ... with a mean score above this (vision scores a ball it found only as a blob, or remembers, 0.5: a resting hand's fingertip)
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
     hidden_coast_s: float = 120.0  # a ball under a cue, hand or arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
     restitution: float = 0.8  # cushion restitution for predicting a bounce
     ball_restitution: float = 0.93  # ball-ball restitution for predicting a collision
     collision_sigma_mm: float = 6.0  # extra position doubt of a collision hypothesis (throw, spin)
+    rename_nats: float = 30.0  # a named ball whose colour evidence favours another colour by this much (log-likelihood) takes a free id of that colour
     reuse: str = "auto"  # which free id a newly seen ball takes: "oldest", "recent" or "auto" (oldest on bar billiards)
 
 
@@ -74,7 +77,7 @@ class _Track:
     """One ball candidate or named ball (internal, mutable)."""
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
-                 "moving", "hyp", "score", "seen_xy", "left_cloth")
+                 "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -91,8 +94,13 @@ class _Track:
         self.moving = False
         self.hyp: list[tuple[np.ndarray, float, np.ndarray]] = []  # collision hypotheses: position, extra sigma, velocity
         self.score = 0.0
+        self.n_scores = 0  # sightings folded into ``score``
         self.seen_xy = kf.x[[0, 2]].copy()  # the filtered position when it was last measured
         self.left_cloth = False  # its prediction ran off the playing surface (a pocket, over a cushion)
+        # where its measurements have stayed, and the colour vision has called it every time, since ``steady_t``
+        self.steady_xy = self.seen_xy.copy()
+        self.steady_label = ""
+        self.steady_t = t_s
 
     @property
     def xy(self) -> np.ndarray:
@@ -347,9 +355,14 @@ class BallTracker:
             tr.last_seen_t = t
             tr.z = zj.copy()
             tr.seen_xy = tr.xy.copy()
+            if np.linalg.norm(zj - tr.steady_xy) > 4 * cfg.sigma_mm or b.label[i] != tr.steady_label:
+                tr.steady_xy, tr.steady_label, tr.steady_t = zj.copy(), str(b.label[i]), t
             tr.height = float(b.height_mm[i])
             tr.state = TrackState.AIRBORNE if b.state[i] == BallState.AIRBORNE else TrackState.SEEN
-            tr.score = 0.8 * tr.score + 0.2 * float(b.score[i]) if tr.hits & 2 else float(b.score[i])
+            # vision's mean score of it over its latest unbroken run of sightings (the last few count most)
+            tr.n_scores = tr.n_scores + 1 if tr.hits & 2 else 1
+            w = max(0.2, 1.0 / tr.n_scores)
+            tr.score = (1.0 - w) * tr.score + w * float(b.score[i])
             if b.label[i] != UNCERTAIN:
                 tr.logp = tr.logp + np.log(np.maximum(self._class_vector(prob[j], columns), cfg.class_floor))
         # new candidates from what is left
@@ -359,7 +372,7 @@ class BallTracker:
             tr = _Track(next(self._uid), ball_filter(z[j], cfg.sigma_mm), t, logp)
             tr.z = z[j].copy()
             tr.height = float(b.height_mm[i])
-            tr.score = float(b.score[i])
+            tr.score, tr.n_scores, tr.steady_label = float(b.score[i]), 1, str(b.label[i])
             self.tracks.append(tr)
         self._occlusion(dets, t, keep)
 
@@ -465,10 +478,26 @@ class BallTracker:
 
     def _name(self, t: float) -> None:
         cfg = self.config
+        # a ball named from a wrong first look (a hand over the spot taken for a white ball, the ball
+        # set down under it red) takes the colour its sightings since bear out, when one is free and
+        # it has been seen at rest in that colour a while (a hand carrying a ball is never renamed)
+        for tr in self.tracks:
+            if tr.ball < 0 or not tr.hits & 1 or tr.state == TrackState.IN_POCKET:
+                continue
+            best, own = int(np.argmax(tr.logp)), int(self._class_of_ball[tr.ball])
+            steady = tr.steady_label == self.classes[best] and t - tr.steady_t >= cfg.name_steady_s
+            if best != own and steady and tr.logp[best] - tr.logp[own] > cfg.rename_nats:
+                free = self._free_ids(best)
+                if free:
+                    self._give(tr, free[0])
         # a ball whose centre is inside a pocket's drop circle is in the pocket, not on the cloth: vision
-        # seeing it there is no new ball
+        # seeing it there is no new ball; one whose latest sightings dispute its colour so far (a ball
+        # coming out from under the hand that set it down) waits until they agree
         ready = [tr for tr in self.tracks if tr.ball == -1 and tr.hit_count(cfg.confirm_window) >= cfg.confirm_hits
-                 and not self._in_pocket(tr.xy) and tr.score >= cfg.name_min_score]
+                 and not self._in_pocket(tr.xy)
+                 and (tr.score >= cfg.name_min_score or (tr.score > cfg.steady_min_score and tr.steady_label != UNCERTAIN
+                                                          and t - tr.steady_t >= cfg.name_steady_s))
+                 and tr.steady_label in (UNCERTAIN, self.classes[int(np.argmax(tr.logp))])]
         if not self._named_start:
             if self._start_t is not None and t - self._start_t < cfg.startup_s:
                 return
@@ -505,6 +534,7 @@ class BallTracker:
             if self._class_of_ball[other.ball] == cls and np.linalg.norm(other.xy - tr.xy) < 2 * self.R:
                 other.kf, other.hits, other.z, other.state = tr.kf, tr.hits, tr.z, tr.state
                 other.last_seen_t, other.seen_xy, other.moving = tr.last_seen_t, tr.seen_xy, tr.moving
+                other.steady_xy, other.steady_label, other.steady_t = tr.steady_xy, tr.steady_label, tr.steady_t
                 other.left_cloth = False
                 tr.ball = -2  # retired with the others below
                 return True

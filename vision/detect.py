@@ -40,7 +40,7 @@ from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
 from vision.geometry import TableView
 from vision.pins import PinWatcher
-from vision.types import BallDetections, BallState, FrameDetections, PinDetections
+from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
 
 __all__ = ["Detector"]
 
@@ -141,6 +141,7 @@ class Detector:
         self._bg = ClothBackground(self.cfg, roi, self._r_low, self._roi(view, self._low_size, s, cloth_only=True))
         self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
+        self._fixtures = self._fixture_discs(view, self._low_size, s)
         log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
                   *self._low_size, r_min, float(rad.max()))
 
@@ -165,8 +166,26 @@ class Detector:
             polys.append(np.asarray(pocket.xy_mm) + (pocket.radius_mm + r) * np.stack([np.cos(a), np.sin(a)], -1))
         mask = np.zeros((size[1], size[0]), np.uint8)
         for poly in polys:
-            px = view.project(np.c_[poly, np.full(len(poly), 0.0 if cloth_only else r)])
-            cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+            _fill_table_polygon(mask, view, poly, 0.0 if cloth_only else r, s)
+        return mask.astype(bool)
+
+    def _fixture_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
+        """Where only the table's own fixtures and what happens to them can be seen (bool, the shrunk
+        picture): a ball dropping into a pocket or a bed hole (within a ball's radius of each drop
+        circle, up to a ball's height) and a pin, standing or knocked down (within its height of its
+        base, up to its top); None on a table with neither."""
+        p = self.profile
+        r = p.ball_radius_mm
+        discs = [(h.xy_mm, h.radius_mm + r, r) for h in p.holes] + [(q.xy_mm, q.radius_mm + r, r) for q in p.pockets]
+        discs += [(q.xy_mm, q.height_mm + q.radius_mm, q.height_mm) for q in p.pins]
+        if not discs:
+            return None
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        ring = np.stack([np.cos(a), np.sin(a)], -1)
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        for xy, radius, top in discs:
+            for h in (0.0, top):
+                _fill_table_polygon(mask, view, np.asarray(xy) + radius * ring, h, s)
         return mask.astype(bool)
 
     # ---- per frame -------------------------------------------------------------------------------
@@ -196,8 +215,9 @@ class Detector:
                 pins = prev.pins
                 if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
                     pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
-                self._prev = FrameDetections(frame, t_s, prev.balls.at(frame, t_s), pins, prev.occluders)
                 self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
+                balls = self._off_fallen_pins(prev.balls.at(frame, t_s), pins)
+                self._prev = FrameDetections(frame, t_s, balls, pins, prev.occluders)
                 return self._prev
             # work only where the picture changed, and round it as far as a change can matter
             win = _Window.around(box, self._grow.shape[0], bg.roi.shape)
@@ -243,7 +263,7 @@ class Detector:
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]))
         blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s)
-        occ_mask = self._occluder_mask(parts)
+        occ_mask = self._occluder_mask(parts, self._discs(BallDetections.concat([carried, new]), 2.2, win))
         new = BallDetections.concat([new, packed, blobs])
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
@@ -256,6 +276,7 @@ class Detector:
                                      np.zeros(len(hidden), bool)])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
+        balls = self._off_fallen_pins(balls, pins)
         self._last_score = score
         # the balls and their shadows are never learnt as cloth; not a ball found only as a blob: what is
         # cloth-like there (a patch uncovered, cloth taken for a green ball) must be learnt again
@@ -599,10 +620,31 @@ class Detector:
         return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),
                        score=np.minimum(sub.score, 0.5).astype(np.float32))
 
-    def _occluder_mask(self, parts: "_Parts") -> np.ndarray:
+    def _off_fallen_pins(self, balls: BallDetections, pins: PinDetections) -> BallDetections:
+        """``balls`` without those found only as blobs within a knocked-down pin's length of its spot:
+        the pin's white or red body lying on the cloth looks like a ball's blob."""
+        lying = np.zeros(len(balls), bool)
+        for pin_id, state in zip(pins.ids, pins.state):
+            if state == PinState.DOWN:
+                pin = self.profile.pin(pin_id)
+                lying |= np.linalg.norm(balls.xy_mm - np.asarray(pin.xy_mm), axis=1) <= pin.height_mm + pin.radius_mm
+        lying &= self._soft
+        if lying.any():
+            balls, self._still, self._soft = balls[~lying], self._still[~lying], self._soft[~lying]
+        return balls
+
+    def _occluder_mask(self, parts: "_Parts", near_balls: np.ndarray) -> np.ndarray:
         """The foreground no ball explains (the window of the shrunk picture, uint8), specks dropped:
-        occluders."""
-        return parts.rest(0.6 * math.pi * self._r_low**2)
+        occluders. What lies wholly among the table's fixtures (a ball dropping into a pocket or a bed
+        hole, a pin falling) or hugs a ball seen (``near_balls``, bool of the window: the cloth round a
+        ball, never learnt while it stands there) could hide no ball."""
+        mask = parts.rest(0.6 * math.pi * self._r_low**2)
+        if not mask.any():
+            return mask
+        harmless = near_balls if self._fixtures is None else near_balls | self._fixtures[parts.win.slices]
+        _, lab = cv2.connectedComponents(mask, connectivity=8)
+        outside = np.unique(lab[(mask > 0) & ~harmless])
+        return np.isin(lab, outside[outside > 0]).astype(np.uint8)
 
     def _occluders(self, mask: np.ndarray, win: "_Window") -> list[tuple[np.ndarray, tuple[int, int, int, int]]]:
         """Outlines of the occluders in table mm, at a ball centre's height (a ball whose centre is
@@ -617,6 +659,13 @@ class Detector:
                 box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
                 out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
         return out
+
+def _fill_table_polygon(mask: np.ndarray, view: TableView, poly_mm: np.ndarray, h_mm: float, s: int) -> None:
+    """Fill (with 1) in ``mask``, the picture shrunk ``s`` times, the polygon (n, 2) of table mm seen
+    ``h_mm`` above the cloth."""
+    px = view.project(np.c_[poly_mm, np.full(len(poly_mm), h_mm)])
+    cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+
 
 def _channel_sum(img: np.ndarray) -> np.ndarray:
     """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""

@@ -49,6 +49,21 @@ def test_bar_billiards_holes_are_located():
     assert max(pins.values()) < 4.0
 
 
+@pytest.mark.parametrize("args", [
+    pytest.param(((1280, 720), 1600.0, 4.0, 90.0, 0.0, -0.1, 5), id="720p tilt 4"),
+    pytest.param(((1920, 1080), 1900.0, 7.0, 250.0, -2.0, -0.2, 8), id="1080p tilt 7 k1 -0.2"),
+])
+def test_bar_billiards_with_the_scoreboard_down(args):
+    """Endgame (2i): the folded scoreboard hides the far end; the open part and its holes fix the map."""
+    v = view("bar-billiards", *args, scoreboard_down=True)
+    cal = calibrate_image(v.image, v.profile)
+    open_part = np.array([(x, y) for x in np.linspace(0.0, v.profile.scoreboard_x_mm, 8) for y in (0.0, 450.0, 900.0)])
+    err = np.linalg.norm(cal.to_table_mm(project(v.camera, open_part)) - open_part, axis=1)
+    assert err.max() < 3.0, err
+    assert corner_errors_mm(cal, v).max() < 5.0  # the far corners, under the scoreboard, are extrapolated
+    assert set(cal.residuals["landmarks_mm"]) >= {"hole:h200", "hole:h100", "hole:h50t", "hole:h50b"}
+
+
 def test_a_wrong_layout_in_the_profile_shows_in_the_residuals():
     """Item 7: the user's profile puts the 100 hole and the red pin 40 mm off; the residuals say so."""
     v = view("bar-billiards", (1280, 720), 1600.0, 4.0, 90.0, 0.0, -0.1, 5)

@@ -290,3 +290,35 @@ def test_the_log_is_valid_and_in_time_order():
     assert [e.kind for e in back] == [e.kind for e in evs]
     assert [e.t_s for e in evs] == sorted(e.t_s for e in evs)
     assert [e.kind for e in evs] == ["shot_start", "ball_ball", "at_rest", "ball_placed", "unobserved"]
+
+
+@pytest.mark.parametrize("first, frames_covered, half_mm, sure", [(0, 1, 8.0, True), (-1, 3, 8.0, True), (-1, 3, 40.0, False)])
+def test_a_break_contact_is_hidden_only_by_what_hides_the_balls(first, frames_covered, half_mm, sure):
+    """The first contact of a bar-billiards break (2b b 2) with something over the contact point: a
+    smear vision leaves for the one frame after it, or a patch beside the balls that vision still sees
+    (cloth just uncovered, not yet learnt again), hides nothing: the contact is sure; a hand over the
+    red for three frames round it hides it (the rules engine asks)."""
+    r = BAR.ball_radius_mm
+    v, t0, x_white, x_red = 2000.0, 1.5, 450.0, 800.0
+    t_c = t0 + (x_red - 2 * r - x_white) / v
+    scene = Scene()
+    scene.add("w1", "white", Leg(0.0, (x_white, 450.0)), Leg(t0, (x_white, 450.0), (v, 0.0)), Leg(t_c, (x_red - 2 * r, 450.0)))
+    scene.add("red", "red", Leg(0.0, (x_red, 450.0)), Leg(t_c, (x_red, 450.0), (v, 0.0), 1500.0))
+    k = math.ceil(t_c * 30.0) + first
+    box = rect(x_red - r - half_mm, 450.0 - half_mm, x_red - r + half_mm, 450.0 + half_mm)
+    scene.occluders.append(((k - 0.1) / 30.0, (k + frames_covered - 0.9) / 30.0, box))
+    (c,) = of(events(scene, profile=BAR, t_end=4.0), BallBall)
+    assert (c.a, c.b) == ("w1", "red")
+    assert (c.confidence >= 0.9) == sure, c.confidence
+
+
+def test_a_white_set_down_and_struck_at_once_starts_from_where_it_was_set():
+    """Bar billiards 2b b 1 (the break from the centre of the D): a white seen only a few frames at
+    rest before the strike starts the shot from where it stood, not from somewhere along its path."""
+    v, t0 = 2000.0, 1.6
+    scene = Scene()
+    scene.add("red", "red", Leg(0.0, (800.0, 450.0)))
+    scene.add("w1", "white", Leg(t0 - 0.1, (450.0, 450.0)), Leg(t0, (450.0, 450.0), (v, 0.0), 800.0))
+    (start,) = of(events(scene, profile=BAR, t_end=3.0), ShotStart)
+    assert start.ball == "w1"
+    assert start.xy_mm == pytest.approx((450.0, 450.0), abs=3.0)

@@ -146,3 +146,74 @@ def test_bar_billiards_whites_take_free_ids_in_trough_order():
     named = {b: tuple(np.round(last.xy_mm[last.index(b)])) for b in bar.ball_ids if last.state[last.index(b)] != TrackState.OFF}
     assert set(named) == {"red", "w1", "w2"}
     assert np.linalg.norm(np.array(named["w1"]) - (450.0, 450.0)) < 3
+
+
+def test_a_ball_named_from_a_wrong_first_look_takes_the_colour_it_shows():
+    """A hand over the break spot seen as a white ball for a few frames, then the red set down under it:
+    the track named w1 from the hand shows red from then on and becomes the red (bar billiards 2b)."""
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("hand", "white", Leg(0.2, (810.0, 420.0)), Leg(0.21, (0.0, 0.0), gone=True),
+                        Leg(0.5, (795.0, 446.0)), Leg(0.59, (795.0, 446.0), gone=True))
+    scene.add("red", "red", Leg(0.6, (800.0, 450.0)))
+    snaps = run(scene, profile=bar, t_end=2.0)
+    assert snaps[int(0.65 * 30)].state[snaps[0].index("w1")] == TrackState.SEEN  # the hand and the red were named w1
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("red")] - (800.0, 450.0)) < 3
+    assert last.state[last.index("w1")] == TrackState.OFF
+
+
+def test_a_dim_ball_at_rest_is_named_once_seen_steadily():
+    """Vision scores a ball whose edge is lost in its shadow low (0.56); seen at rest in one place in
+    one colour for a fifth of a second it is a ball all the same, while something as dim that never
+    keeps still (fingers round the break spot), or a resting fingertip vision finds only as a blob
+    (0.5), is not named."""
+    from dataclasses import replace
+
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 450.0)))
+    scene.add("w1", "white", Leg(0.0, (450.0, 450.0)))
+    scene.add("w2", "white", Leg(0.0, (200.0, 530.0)))
+    rng = np.random.default_rng(5)
+    dim = []
+    for d in detections(scene, bar, 30, 1.5):
+        b = d.balls
+        fidget = (b.label == "white") & (b.xy_mm[:, 0] > 300.0)
+        xy = b.xy_mm + np.where(fidget[:, None], rng.normal(0.0, 12.0, (len(b), 2)), 0.0)
+        score = np.where(b.xy_mm[:, 0] < 300.0, 0.5, 0.56).astype(np.float32)
+        dim.append(replace(d, balls=replace(b, xy_mm=xy, score=score)))
+    tracker = BallTracker(bar)
+    snaps = [tracker.update(d) for d in dim]
+    assert np.isnan(snaps[3].xy_mm[snaps[3].index("red")]).all()  # not before it has kept still a while
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("red")] - (800.0, 450.0)) < 3
+    assert all(last.state[last.index(w)] == TrackState.OFF for w in ("w1", "w2"))
+
+
+def test_a_ball_is_named_by_its_mean_score_not_its_first_look():
+    """A white set down in the D, first seen half under the releasing hand (score 0.3), then clearly
+    (0.7): named after the few frames vision's mean score needs, before it is struck (bar billiards
+    players strike soon after setting the ball down)."""
+    from dataclasses import replace
+
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 450.0))).add("w1", "white", Leg(0.5, (450.0, 450.0)))
+    frames = []
+    for d in detections(scene, bar, 30, 1.0):
+        first = np.isclose(d.t_s, 0.5) & (d.balls.label == "white")
+        frames.append(replace(d, balls=replace(d.balls, score=np.where(first, 0.3, 0.7).astype(np.float32))))
+    tracker = BallTracker(bar)
+    snaps = [tracker.update(d) for d in frames]
+    k = int(round(0.5 * 30)) + 4  # the fifth frame it is seen in
+    assert snaps[k].state[snaps[k].index("w1")] == TrackState.SEEN
+
+
+def test_a_ball_whose_latest_sightings_dispute_its_colour_waits_to_be_named():
+    """Two looks at the hand setting the red down (white), then the red itself: the candidate is not
+    named w1 on the hand's looks but red once its sightings agree (bar billiards 2b: the red on the spot)."""
+    bar = resolve_profile("bar-billiards")
+    scene = Scene().add("hand", "white", Leg(0.2, (810.0, 420.0)), Leg(0.21, (0.0, 0.0), gone=True),
+                        Leg(0.5, (797.0, 448.0)), Leg(0.55, (797.0, 448.0), gone=True))
+    scene.add("red", "red", Leg(0.59, (800.0, 450.0)))
+    snaps = run(scene, profile=bar, t_end=1.5)
+    assert all(s.state[s.index("w1")] == TrackState.OFF for s in snaps)
+    assert snaps[-1].state[snaps[-1].index("red")] == TrackState.SEEN

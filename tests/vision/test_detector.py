@@ -77,6 +77,24 @@ def test_a_ball_under_a_hand_is_occluded_and_nothing_on_the_hand_is_a_ball(ficha
     assert len(empty.balls) == 0 and len(empty.occluders) >= 1
 
 
+def test_a_ball_dropping_into_a_bed_hole_is_no_occluder():
+    """The last picture of a ball as it drops (half there during the exposure) lies in the hole's
+    mouth: nothing is hidden there (a pot, bar billiards 2f), while a hand over the hole still is."""
+    bb = table("bar-billiards")
+    hx, hy = bb.profile.hole("h200").xy_mm
+    d = np.array([0.6, 0.8])
+    frames = [bb.render([BallPose("w1", (hx - d[0] * s, hy - d[1] * s))]) for s in (400, 320, 240, 160, 80)]
+    empty = bb.render([])
+    last = bb.render([BallPose("w1", (hx - d[0] * 25, hy - d[1] * 25))])
+    frames += [(0.6 * last + 0.4 * empty).astype(np.uint8), (0.3 * last + 0.7 * empty).astype(np.uint8), empty, empty]
+    out = run(bb.detector(), frames)
+    assert all(len(f.occluders) == 0 for f in out), [len(f.occluders) for f in out]
+    assert len(out[-1].balls) == 0
+    hand = Occluder("hand", tip_xy_mm=(hx, hy), butt_xy_mm=(hx, hy - 700.0), h_mm=60.0)
+    covered = run(bb.detector(), [empty, bb.render([], occluders=[hand])])[-1]
+    assert len(covered.occluders) >= 1
+
+
 def test_a_ball_standing_still_is_never_absorbed(ficha):
     """Ten minutes of a still table, a frame every ten seconds (so anything unprotected that stands
     still is absorbed at once; flicker and noise change every frame): the balls are still there."""

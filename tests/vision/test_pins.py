@@ -54,3 +54,16 @@ def test_a_ball_against_a_pin_does_not_knock_it_down(bar):
     frames = [bar.render([BallPose("red", (800.0, 450.0))])] + [noisy(bar.render([BallPose("w1", touching)]), rng) for _ in range(5)]
     out = run(bar.detector(), frames)
     assert (out[-1].pins.state == PinState.STANDING).all()
+
+
+@pytest.mark.parametrize("pin, lean", [("white1", 2.8), ("white2", 0.79), ("red", 1.2)])
+def test_a_fallen_pin_is_neither_occluder_nor_ball(bar, pin, lean):
+    """A pin knocked over (3b a) is a pin down: its body lying on the cloth is no ball (a white one
+    looks like a white ball's blob) and nothing a ball could hide under."""
+    rng = np.random.default_rng(6)
+    up = bar.render([])
+    fallen = bar.render([], pins=pins(bar.profile, {pin: lean}))
+    out = run(bar.detector(), [up, noisy(up, rng)] + [noisy(fallen, rng) for _ in range(8)])
+    assert all(len(f.occluders) == 0 for f in out), [len(f.occluders) for f in out]
+    assert out[-1].pins.state[[q.id for q in bar.profile.pins].index(pin)] == PinState.DOWN
+    assert len(out[-1].balls) == 0, out[-1].balls.xy_mm

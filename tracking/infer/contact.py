@@ -54,10 +54,16 @@ def _first_reach(m: BallMotion, target: np.ndarray, dist: float, t0: float, t1: 
     return float(ts[k]), float(d.min())
 
 
-def _hidden(ctx: ShotContext, xy: np.ndarray, t: float) -> bool:
-    """Whether an occluder covered ``xy`` in the frame nearest ``t``."""
-    k = int(np.argmin(np.abs(ctx.frames.t - t)))
-    return any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k])
+def _hidden(ctx: ShotContext, xy: np.ndarray, t: float, balls: tuple[int, int]) -> bool:
+    """Whether an occluder covered ``xy`` in the frames either side of ``t`` and took the sight of one
+    of ``balls`` there: a cue, a hand or an arm stays a while and hides what is under it; what vision
+    leaves over for a frame (a fast ball's smear) or beside balls it still sees (cloth uncovered that
+    the background has yet to learn again) hides nothing."""
+    ts = ctx.frames.t
+    after = int(np.searchsorted(ts, t))
+    ks = [k for k in (after - 1, after) if 0 <= k < len(ts)]
+    covered = all(any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k]) for k in ks)
+    return covered and not all(np.isfinite(ctx.frames.z[k, i, 0]) for k in ks for i in balls)
 
 
 def _add(contacts: list[Contact], c: Contact, window_s: float) -> Contact:
@@ -126,7 +132,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             score = abs(gap) / cfg.contact_tol_mm + abs(t_geo - b.t_start) / max(dt, 1e-3)
             conf = 0.97 - 0.25 * min(1.0, abs(gap) / cfg.contact_tol_mm)
             xy = b.r0 - n * ctx.R
-            if _hidden(ctx, xy, t_c):
+            if _hidden(ctx, xy, t_c, (a.i, b.i)):
                 conf = min(conf, cfg.hidden_confidence)
             c = Contact(a.i, b.i, t_c, xy, conf, closing)
             if best is None or score < best[0]:
@@ -207,7 +213,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 pa, pb = ctx.motions[a].at(t_c), ctx.motions[b].at(t_c)
                 xy = 0.5 * (pa + pb) if pa is not None and pb is not None else kink.xy
                 conf = 0.95 - 0.25 * min(1.0, abs(gap) / cfg.contact_tol_mm)
-                if _hidden(ctx, xy, t_c):
+                if _hidden(ctx, xy, t_c, (a, b)):
                     conf = min(conf, cfg.hidden_confidence)
                 _add(contacts, Contact(a, b, t_c, xy, conf, approach), 3 * dt)
                 kink.explained = True
