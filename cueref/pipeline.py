@@ -444,21 +444,31 @@ class _Joiner:
 
     def _assume(self, t_s: float, problems: list[str]) -> tuple[tuple[Event, ...], tuple[Step, ...]]:
         """In a recorded run, the pending question's default (the camera's reading) as an assumed answer at
-        ``t_s``: the answer entered in the log and the steps it made. Nothing when no question waits, when
-        only a person can answer it (no default), or live."""
-        answers: list[Answer] = []
+        ``t_s``: the answer entered in the log and the steps it made. Nothing when no question waits, or live.
+        A question with no default, or whose default the engine cannot judge either, has its shot's call
+        withdrawn (an ``undo`` in the log, with the reason) so that the later shots are not refused."""
+        answers: list[Answer | UndoCall] = []
         steps: list[Step] = []
         asked: set[str] = set()
         while self.assume_answers:  # an answer may lead the engine to its next question on the same shot
             q = getattr(self.stages.referee, "pending", None)  # a referee that never asks has none
-            if q is None or q.default is None or q.id in asked:
+            if q is None or q.id in asked:
                 break
             asked.add(q.id)
-            answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
             try:
+                if q.default is None:
+                    raise RulesError("only a person can answer it")
+                answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
                 steps += self.stages.referee.feed(answer)
-            except RulesError as err:  # not expected: the default is one of the question's options
-                problems.append(f"assumed answer {q.default!r} to {q.id!r} at {t_s:.2f} s: {err}")
+            except RulesError as err:
+                # the shot cannot be judged with the camera's reading either (its events contradict the
+                # table: a ball potted that the record has off): its call is withdrawn, in the log as an
+                # undo, so that the match goes on rather than every later shot waiting behind the question
+                problems.append(f"no answer to {q.id!r} by {t_s:.2f} s, and the camera's reading {q.default!r}: {err}")
+                undo = UndoCall(t_s=t_s, reason=f"no answer to {q.id}, and the camera's reading {q.default!r}: {err}")
+                steps += self.stages.referee.feed(undo)
+                answers.append(undo)
+                log.warning("%s at %.2f s: %s", undo.kind, t_s, undo.reason)
                 break
             log.info("no answer to %s (%s) by %.2f s: the camera's reading %r taken", q.id, q.text, t_s, q.default)
             answers.append(answer)

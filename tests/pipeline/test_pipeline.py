@@ -19,11 +19,11 @@ from calibration.calibrate import calibrate_image
 from calibration.monitor import CalibrationKeeper, KeeperEvent, KeeperState
 from cueref.calls import merge_by_time
 from cueref.compare import compare
-from cueref.pipeline import FrameResult, PipelineConfig, PipelineError, Stages, run
+from cueref.pipeline import FrameResult, PipelineConfig, PipelineError, Stages, _Joiner, run
 from cueref.video import Frame, VideoReader
-from rules.base import RulesError
+from rules.base import Decision, Question, RulesError, Step, Undo
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
-from tracking.events import Answer, AtRest, ShotStart, Unobserved
+from tracking.events import Answer, AtRest, ShotStart, UndoCall, Unobserved
 from vision.types import BallDetections, FrameDetections
 
 BLANK = np.zeros((8, 8, 3), np.uint8)
@@ -248,3 +248,33 @@ def test_a_short_unchecked_run_is_only_marked_and_a_lost_camera_is_unobserved_to
     assert spans[0].t_s == results[150].t_s and spans[0].until_s == results[-1].t_s
     assert spans[0].reason == ("camera moved: cushions not where calibrated on 3 side(s); "
                                "not found again before the end of the video")
+
+
+class _Asking:
+    """A referee whose last call waits on ``question``; an answer to it is refused (the shot's events
+    contradict the table), an undo takes the call back."""
+
+    def __init__(self, question):
+        self.pending, self.fed = question, []
+
+    def feed(self, event):
+        self.fed.append(event)
+        if isinstance(event, Answer):
+            raise RulesError("shot 3: pot of r1 at 9.00s, but r1 is not on the table (removed)")
+        call = Decision(t_s=9.5, shot=3, player="A", pending=self.pending)
+        self.pending = None
+        return [Step(Undo(t_s=event.t_s, shot=3, player="A", withdrawn=call, explanation=f"undo: {event.reason}"), None)]
+
+
+@pytest.mark.parametrize("default", ["yes", None])
+def test_a_question_a_recorded_run_cannot_settle_has_its_call_withdrawn_not_every_later_shot_refused(default):
+    """The camera's reading of a pending question is refused by the engine too (or there is none): the
+    shot's call is withdrawn by an undo in the log that says why, and nothing waits any more."""
+    referee = _Asking(Question("s3:pot:1", "did r1 drop in TL?", ("yes", "no"), default))
+    joiner = _Joiner(Stages(None, None, None, referee), calls=(), assume_answers=True)
+    problems = []
+    events, steps = joiner._assume(10.0, problems)
+    (undo,) = events
+    assert isinstance(undo, UndoCall) and "s3:pot:1" in undo.reason and undo.t_s == 10.0
+    assert referee.pending is None and [s.decision.shot for s in steps] == [3]
+    assert len(problems) == 1 and "s3:pot:1" in problems[0]
