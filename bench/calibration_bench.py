@@ -1,4 +1,4 @@
-"""Calibration benchmark (issue 4, "done when"): automatic calibration on generated frames.
+"""Calibration benchmark (its acceptance figures): automatic calibration on generated frames.
 
 For each table, N frames are rendered by the simulator (``simulator``) with a random camera: height
 1.2-2.5 m, tilt 0-10 degrees in any direction, yaw +-3 degrees, k1 0 to -0.25, k2 -0.02 to 0.05,
@@ -15,7 +15,7 @@ calibrated with the table's profile only, and compared with the true camera:
 * bump: per table, a camera turned 0.8 degrees and moved 15 mm mid-clip; the time to detect it and
   the corner error of the new calibration.
 
-The bar (issue 4): every frame calibrated, median corner error < 1.5 mm, worst < 4 mm, landmark
+The bar: every frame calibrated, median corner error < 1.5 mm, worst < 4 mm, landmark
 residual < 2 mm. Usage: ``python bench/calibration_bench.py [--frames 30] [--workers 2] [--json out.json]``;
 ``--tables brasileira --seeds 14 26 --no-bump`` reruns only some frames of one table (a subset does not
 judge the bar: it prints ``subset``); ``--tables bar-billiards:scoreboard-down --no-bump`` renders the

@@ -6,7 +6,7 @@ calibrated from its first frame (profile ``1800x900``), and run through the inst
 :func:`cueref.pipeline.load_stages`: vision, the tracker and the event inference. The script prints
 one Markdown row per clip (labels against what was reported) and the totals, for ``docs/tracking.md``.
 
-    python bench/realdata_tracking.py                 # clips under ../shared/realdata (or $CUEREF_REALDATA)
+    python bench/realdata_tracking.py                 # clips under the shared real-footage folder (or $CUEREF_REALDATA)
 
 It needs a vision stage (``vision.Detector``); without one it says so and stops.
 """

@@ -1,4 +1,4 @@
-"""Calibration from a picture of the table: automatic (issue 4 item 1) and manual (item 2).
+"""Calibration from a picture of the table: automatic and manual.
 
 Automatic, :func:`calibrate_image`:
 
@@ -13,10 +13,10 @@ Automatic, :func:`calibrate_image`:
    point are fitted together to all edge points (:func:`_joint_lens`);
 4. the homography corners (undistorted px) -> corners (mm) follows; the focal length is estimated from
    it when the view has enough perspective (else given, or a default), and ``cv2.solvePnP`` places
-   the camera (its height, for parallax, item 6);
+   the camera (its height, for parallax);
 5. quality: the side lines' scatter, the seen aspect ratio against the profile's, and the pockets (or
    bed holes) found near where the profile puts them; a calibration that fails a check raises
-   :class:`CalibrationError` saying what was seen and what to do (item 4).
+   :class:`CalibrationError` saying what was seen and what to do.
 
 Manual, :func:`calibrate_manual`: four or more named landmarks (``corner:TL``, ``pocket:TM``,
 ``hole:h200``, ``pin:red``, ``spot:centre``) given in pixels.
@@ -125,7 +125,7 @@ def _lines(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, cfg: 
 
 def _joint_lens(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, hom: Homography,
                 corners_mm: np.ndarray, cfg: CalibrationConfig) -> tuple[np.ndarray, np.ndarray, Homography]:
-    """Homography, k1, k2 and the principal point fitted together (issue 4 item 1) so that every
+    """Homography, k1, k2 and the principal point fitted together so that every
     cushion edge point (the inliers of its side's line) maps onto its side of the playing surface
     (residuals in mm, soft-L1), with a prior keeping the principal point near the picture's centre
     (``cfg.principal_sigma`` of the width): a lens whose centre is off bends the four sides unevenly,
@@ -282,7 +282,7 @@ def find_landmarks(image: np.ndarray, cal: Calibration, profile: TableProfile) -
 
 
 def find_pins(image: np.ndarray, cal: Calibration, profile: TableProfile) -> dict[str, tuple[np.ndarray, float]]:
-    """Bar-billiards pins found near where the profile stands them (issue 4 item 7):
+    """Bar-billiards pins found near where the profile stands them:
     ``{"pin:red": (xy_mm found, residual_mm)}``.
 
     A standing pin is seen from above as a blob of its colour running from its base outwards to its
@@ -446,7 +446,7 @@ def _aspect(corners_und: np.ndarray) -> float:
 
 
 def _check_aspect(corners_und: np.ndarray, profile: TableProfile, config: CalibrationConfig) -> float:
-    """Refuse a profile whose length/width ratio is not the one seen (item 4); returns the seen ratio."""
+    """Refuse a profile whose length/width ratio is not the one seen; returns the seen ratio."""
     seen = _aspect(corners_und)
     want = profile.length_mm / profile.width_mm
     if abs(seen / want - 1) > config.max_aspect_error:
@@ -479,7 +479,7 @@ def calibrate_manual(points_px: Mapping[str, object], profile: TableProfile, ima
                      focal_px: float | None = None, camera_height_mm: float | None = None,
                      camera_matrix: np.ndarray | None = None, dist_coeffs: np.ndarray | None = None,
                      config: CalibrationConfig = CalibrationConfig()) -> Calibration:
-    """Calibration from four or more named landmarks clicked or typed in pixels (item 2).
+    """Calibration from four or more named landmarks clicked or typed in pixels.
 
     ``points_px`` maps names of :func:`landmarks_mm` (``corner:TL``, ``pocket:TM``, ``hole:h200``,
     ``pin:red``, ``spot:centre``; a bare ``TL`` means the corner) to ``(x, y)`` pixels of the image.

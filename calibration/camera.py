@@ -5,7 +5,7 @@ Points seen in the image are first undistorted (``cv2.undistortPoints`` with the
 undistorted points are still pixels), then mapped by the cloth-plane :class:`Homography` to table
 millimetres. A point that is ``h_mm`` above the cloth (a ball's centre is one radius up) is seen
 along the ray from the camera centre ``C``: the ray meets the cloth at ``P0`` and the plane at
-height ``h`` at ``P0 + (C_xy - P0) * h / C_h`` (issue 4 item 6, parallax). Without that correction a
+height ``h`` at ``P0 + (C_xy - P0) * h / C_h`` (parallax). Without that correction a
 ball near a corner of a 1.42 m table seen from 1.2 m is placed ~18 mm outwards.
 """
 

@@ -414,7 +414,7 @@ def _straightness(sides_px: list[np.ndarray], k: np.ndarray, dist: np.ndarray) -
 
 def estimate_distortion(sides_px: list[np.ndarray], camera_matrix: np.ndarray, k2_prior_px: float = 3.0
                         ) -> tuple[np.ndarray, float, float]:
-    """Radial distortion (k1, k2) that makes the cushion lines straight (issue 4 item 1).
+    """Radial distortion (k1, k2) that makes the cushion lines straight.
 
     ``sides_px``: inlier edge points of each cushion. The two terms are fitted as the relative
     displacements they cause at the farthest edge point (``k1 r^2``, ``k2 r^4``), so the fit does

@@ -1,4 +1,4 @@
-"""A small window to place the four playing-surface corners by hand (issue 4 item 2).
+"""A small window to place the four playing-surface corners by hand.
 
 Left-click and drag moves the nearest corner (a click far from every corner places the next unset
 one); the mouse wheel or ``+``/``-`` zooms about the cursor; ``r`` resets; Enter or Space accepts;

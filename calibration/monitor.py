@@ -1,4 +1,4 @@
-"""Keeping calibration true during a match (issue 4 item 5).
+"""Keeping calibration true during a match.
 
 :class:`CushionCheck` is the cheap per-frame test: on a few dozen short profiles across the four
 cushion noses, where the calibration says they are, it finds the nose edge again (same polarity as

@@ -102,7 +102,7 @@ SAMPLES: tuple[SampleSpec, ...] = (
     _s("bar-billiards/baulk", "bar_baulk", "bar-billiards", 34, note="3b f red back in baulk"),
     _s("bar-billiards/miss", "bar_miss", "bar-billiards", 35, note="3b d miss"),
     _s("bar-billiards/endgame", "bar_endgame", "bar-billiards", 36, note="2i endgame shot off the cushion"),
-    # Hard cases (item 6)
+    # Hard cases
     _s("hard/near-miss", "hard_near_miss", "ficha", 41, resolution=(1920, 1080), note="the cue ball passes 2 mm from a ball"),
     _s("hard/two-pots", "hard_two_pots", "ficha", 42, fps=60, note="two pots within 50 ms"),
     _s("hard/kiss-cluster", "hard_kiss_cluster", "ficha", 43, note="a kiss cluster"),

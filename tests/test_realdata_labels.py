@@ -1,10 +1,9 @@
 """The hand labels of the real clips (tests/data/realdata_labels.json, realdata_events.json): the
-independent reference that the detector (issue 11, "Real footage") and the tracker (issue 12, "Real
-clips") are scored against. See tests/data/README-realdata-labels.md for how they were made.
+independent reference that the detector (its real-footage figures) and the tracker (its real-clip figures) are scored against. See tests/data/README-realdata-labels.md for how they were made.
 
 The files are checked on their own (shape, counts, classes, states, geometry, event times and ids);
-where the clips are present (``<repo>/../shared/realdata`` or ``$CUEREF_REALDATA``; they are not part
-of the repository) every labelled frame is checked to exist in its clip at its time and size, and
+where the clips are present (``$CUEREF_REALDATA``, else ``shared/realdata`` beside the repository; they are
+not part of the repository) every labelled frame is checked to exist in its clip at its time and size, and
 every sharp ball's label to sit on pixels of its colour. Nothing here uses the project's vision or
 tracking code."""
 
@@ -18,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests._realdata import REALDATA
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
-REALDATA = Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "realdata"))
 
 REPOSITORY = {"billiard-ai-bfh": "LukasSeglias/billiard-ai", "james-ecd-pool": "james-ecd/pool-ball-tracker",
               "ipi-final-br": "frapsMatheus/IPI_FINAl"}
@@ -30,7 +30,7 @@ POCKETS = {"TL", "TM", "TR", "BL", "BM", "BR"}
 CUSHIONS = {"L", "R", "T1", "T2", "B1", "B2"}
 HAND_KINDS = {"ball_removed", "ball_placed"}
 
-# at least this many labelled frames per source (issue 11 asks for 60 in all, spread over the clips)
+# at least this many labelled frames per source (60 in all, spread over the clips)
 MIN_FRAMES = {"billiard-ai-bfh": 28, "james-ecd-pool": 10, "ipi-final-br": 6}
 
 LABELS = json.loads((DATA / "realdata_labels.json").read_text(encoding="utf-8"))

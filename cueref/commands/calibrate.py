@@ -1,5 +1,5 @@
 """``cueref calibrate``: find the image-to-table mapping from a video, an image or a camera and write
-CAL.json (issue 4; the file format is in docs/calibration.md).
+CAL.json (the file format is in docs/calibration.md).
 
 Automatic by default; ``--corners`` / ``--point`` give landmarks by hand and ``--interactive`` opens a
 window to click them. Every refusal is one line saying what was seen and what to do, and a non-zero

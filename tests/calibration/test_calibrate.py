@@ -1,4 +1,4 @@
-"""Automatic and manual calibration on synthetic views with a known camera (issue 4 items 1, 2, 4)."""
+"""Automatic and manual calibration on synthetic views with a known camera."""
 
 from dataclasses import replace
 
@@ -65,7 +65,7 @@ def test_bar_billiards_with_the_scoreboard_down(args):
 
 
 def test_a_wrong_layout_in_the_profile_shows_in_the_residuals():
-    """Item 7: the user's profile puts the 100 hole and the red pin 40 mm off; the residuals say so."""
+    """The user's profile puts the 100 hole and the red pin 40 mm off; the residuals say so."""
     v = view("bar-billiards", (1280, 720), 1600.0, 4.0, 90.0, 0.0, -0.1, 5)
     p = v.profile
     holes = tuple(replace(h, xy_mm=(h.xy_mm[0] + 40.0, h.xy_mm[1])) if h.id == "h100" else h for h in p.holes)
@@ -95,7 +95,7 @@ def test_several_frames_keep_the_middle_one():
     assert cal.residuals["frames_used"] == 2 and cal.residuals["frames_refused"] == 1
 
 
-# ---- refusals (item 4) -------------------------------------------------------------------------
+# ---- refusals -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("image, match", [
     pytest.param(np.zeros((720, 1280, 3), np.uint8), "black", id="black frame"),
@@ -126,7 +126,7 @@ def test_calibration_error_is_a_value_error():
     assert issubclass(CalibrationError, ValueError)
 
 
-# ---- manual (item 2) ---------------------------------------------------------------------------
+# ---- manual ---------------------------------------------------------------------------------
 
 def test_manual_corners_match_the_truth():
     v = view("ficha", seed=6)

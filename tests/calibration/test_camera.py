@@ -1,4 +1,4 @@
-"""Calibration object: lens, homography and parallax at ball-centre height (issue 4 item 6)."""
+"""Calibration object: lens, homography and parallax at ball-centre height."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The lens from a chessboard video, the alternative to fitting it from the cushions (issue 4 item 1)."""
+"""The lens from a chessboard video, the alternative to fitting it from the cushions."""
 
 import cv2
 import numpy as np

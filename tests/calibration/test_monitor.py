@@ -1,4 +1,4 @@
-"""Keeping calibration true: the per-frame cushion check, following a drift, a bump (issue 4 item 5)."""
+"""Keeping calibration true: the per-frame cushion check, following a drift, a bump."""
 
 import time
 

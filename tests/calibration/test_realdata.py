@@ -1,5 +1,5 @@
-"""Real footage (../shared/realdata, not part of the repository): automatic calibration with only the
-table's size given, and the monitor following a hand-held camera's drift (issue 4, done-when).
+"""Real footage (the shared real-footage folder, not part of the repository): automatic calibration with only the
+table's size given, and the monitor following a hand-held camera's drift (the acceptance figures).
 
 The expected corners were checked by eye on the drawn frames (docs/calibration-*.png)."""
 
@@ -11,8 +11,8 @@ import pytest
 from calibration.calibrate import calibrate_frames, calibrate_image
 from calibration.monitor import CalibrationKeeper
 from calibration.table import profile_from_spec
+from tests._realdata import REALDATA
 
-REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata"
 BFH = REALDATA / "billiard-ai-bfh" / "null_grad_stoss_1_0003_0009.mp4"
 JAMES = REALDATA / "james-ecd-pool" / "video-1531832402.mp4"
 
@@ -29,7 +29,7 @@ def frames_of(path: Path, n: int | None = None) -> list[np.ndarray]:
     return out
 
 
-@pytest.mark.skipif(not BFH.exists(), reason="real clip from LukasSeglias/billiard-ai (billiard-ai-bfh) not present in ../shared/realdata")
+@pytest.mark.skipif(not BFH.exists(), reason="real clip from LukasSeglias/billiard-ai (billiard-ai-bfh) not present in $CUEREF_REALDATA or shared/realdata beside the repository")
 def test_fixed_overhead_camera_calibrates_with_the_size_only():
     cal = calibrate_frames(frames_of(BFH, 3), profile_from_spec("1800x900"))
     seen_by_eye = np.array([[69, 87], [1172, 90], [1170, 627], [76, 637]], float)
@@ -37,7 +37,7 @@ def test_fixed_overhead_camera_calibrates_with_the_size_only():
     assert max(cal.residuals["line_rms_px"].values()) < 1.0
 
 
-@pytest.mark.skipif(not JAMES.exists(), reason="real clip from james-ecd/pool-ball-tracker (james-ecd-pool) not present in ../shared/realdata")
+@pytest.mark.skipif(not JAMES.exists(), reason="real clip from james-ecd/pool-ball-tracker (james-ecd-pool) not present in $CUEREF_REALDATA or shared/realdata beside the repository")
 def test_hand_held_camera_is_followed():
     profile = profile_from_spec("1830x915")
     frames = frames_of(JAMES)
@@ -55,7 +55,7 @@ def test_hand_held_camera_is_followed():
 IPI = REALDATA / "ipi-final-br" / "Pool1.avi"
 
 
-@pytest.mark.skipif(not IPI.exists(), reason="real clip from frapsMatheus/IPI_FINAl (ipi-final-br) not present in ../shared/realdata")
+@pytest.mark.skipif(not IPI.exists(), reason="real clip from frapsMatheus/IPI_FINAl (ipi-final-br) not present in $CUEREF_REALDATA or shared/realdata beside the repository")
 def test_a_table_partly_out_of_view_is_refused_not_guessed():
     from calibration.homography import CalibrationError
 

@@ -1,4 +1,4 @@
-"""The hardest benchmark views (issue 4, "done when"): 720p through a very wide lens whose principal
+"""The hardest benchmark views (its acceptance figures): 720p through a very wide lens whose principal
 point is off the picture's centre, one in low light, on the 2.84 m table (about 3 mm per pixel at
 the corners). The dense, averaged edge profiles and the joint lens fit keep every corner under 4 mm."""
 

@@ -14,6 +14,7 @@ import pytest
 from cueref.live.source import LiveSource, SourceConfig, source_kind
 from cueref.pipeline import SourceGap
 from cueref.video import DamagedVideoError, Frame, VideoError, VideoReader
+from tests._realdata import REALDATA
 from tests.live._live import BLANK, TruthReader
 from tests.pipeline._standins import load_clip
 
@@ -171,12 +172,11 @@ def test_closing_stops_a_source_blocked_in_a_stall():
     assert conn.closed.wait(2.0)  # its read timed out and the connection was closed
 
 
-REALDATA = Path(os.environ.get("CUEREF_REALDATA", Path(__file__).resolve().parents[3] / "shared" / "realdata"))
 JAMES = REALDATA / "james-ecd-pool" / "video-1531832402.mp4"
 
 
 @pytest.mark.skipif(not JAMES.exists(), reason="real clip from james-ecd/pool-ball-tracker (james-ecd-pool) not present "
-                                               "in ../shared/realdata (or $CUEREF_REALDATA)")
+                                               "in the shared real-footage folder (or $CUEREF_REALDATA)")
 def test_a_real_clip_plays_in_real_time_with_nothing_dropped():
     """A real overhead clip (an English pub table's break, 1280x720 at 25 fps, 4.9 s) decoded with PyAV
     and played at the speed of its timestamps: every frame arrives, with its own time, each within a

@@ -1,0 +1,11 @@
+"""Where the real overhead clips are: ``$CUEREF_REALDATA``, else the ``shared/realdata`` folder beside
+the repository. They are not part of the repository; the tests that read them skip, naming the source,
+when they are absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REALDATA = Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "realdata"))
