@@ -9,7 +9,6 @@ tracking code."""
 
 import json
 import math
-import os
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path

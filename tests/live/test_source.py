@@ -4,7 +4,6 @@ hands a file's damage to the referee after the good frames."""
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from pathlib import Path
