@@ -86,7 +86,8 @@ def run_clip(job: tuple) -> dict:
 def replay_rules(clip, camera_events) -> dict:
     """The inferred camera events, with the truth's operator inputs merged in by time, through the
     rules engine; compared with the decisions the generator's engine made on the true events."""
-    from cueref.commands.judge import compare, merge_by_time
+    from cueref.calls import merge_by_time
+    from cueref.compare import compare
     from rules import get_engine
     from rules.base import Referee, RulesError
     from tracking.events import OperatorInput
