@@ -9,11 +9,14 @@ decoding costs what the sample costs. :func:`cueref.referee_run.referee_video` r
 events.jsonl, decisions.jsonl, tracks.csv, the store and the report), in this process; every 15 minutes
 of video it prints the resident memory and the size of each output, and at the end the peak.
 
-Until vision, tracking and inference are built, they are the tests' stand-ins
-(``tests/pipeline/_standins.py``: the clip's ground truth as detections, tracks and events, mapped onto
-each copy), and the output says so; the keeper, the rules and every output are the real ones.
+The stages are the installed vision, tracking and inference (``--stages real``, the default); with
+``--stages standin`` they are the tests' stand-ins (``tests/pipeline/_standins.py``: the clip's ground
+truth as detections, tracks and events, mapped onto each copy), for a match whose events are known.
+The keeper, the rules and every output are the real ones either way. With the real stages the
+re-racked table between copies is seen as it is (balls vanishing and appearing), so the calls after
+the first copy need not be a ficha frame's; what is measured here is memory and the outputs' growth.
 
-Run: ``python bench/memory_bench.py [--minutes 120] [--keep DIR]`` (about 25 minutes for 120 on two
+Run: ``python bench/memory_bench.py [--minutes 120] [--stages real|standin] [--keep DIR]`` (about 25 minutes for 120 on two
 cores; ``--annotate`` adds the annotated video, which takes three times as long).
 """
 
@@ -172,12 +175,14 @@ def main() -> int:
     ap.add_argument("--break-minutes", type=float, default=20.0, help="the still table half-way (default 20 minutes)")
     ap.add_argument("--annotate", action="store_true", help="write the annotated video too (as cueref referee does by default)")
     ap.add_argument("--keep", type=Path, help="keep the long video in this folder (and reuse it)")
+    ap.add_argument("--stages", choices=("real", "standin"), default="real",
+                    help="real: the installed vision, tracking and inference (default); standin: the clip's truth mapped onto each copy")
     args = ap.parse_args()
 
     import cv2
 
     from calibration.monitor import CalibrationKeeper
-    from cueref.pipeline import Stages, missing_stages
+    from cueref.pipeline import Stages, load_stages, missing_stages
     from cueref.referee_run import RefereeJob, referee_video
     from tests.pipeline._standins import load_clip
     from tracking.events import ShotStart
@@ -198,7 +203,11 @@ def main() -> int:
     print(f"match: {video.name}, {total_frames / fps / 60:.1f} min, {total_frames} frames: {copies} copies of {CLIP} "
           f"({clip.truth.n_frames} frames, {len([e for e in clip.camera_events if isinstance(e, ShotStart)])} shots each), "
           f"{RERACK_S:g} s still between copies, {break_s / 60:g} min still half-way; {video.stat().st_size / 1e6:.0f} MB")
-    print(f"stages: {'STAND-INS for ' + ' and '.join(missing) + ' (the clip truth mapped onto each copy)' if missing else 'STAND-INS (the clip truth), for a match whose events are known'}; "
+    real = args.stages == "real" and not missing
+    what = ("the installed vision, tracking and inference" if real else
+            "STAND-INS for " + " and ".join(missing) + " (the clip truth mapped onto each copy)" if missing else
+            "STAND-INS (the clip truth), for a match whose events are known")
+    print(f"stages: {what}; "
           f"the calibration keeper, the rules and every output are the real ones; annotated video {'on' if args.annotate else 'off'}")
 
     out = folder / "run"
@@ -242,7 +251,22 @@ def main() -> int:
     looped.step = counting_step
 
     def load(video_path, profile, calibration, referee, first_image):
-        return Stages(looped, looped, looped, referee, CalibrationKeeper(calibration, profile, first_image))
+        if not real:
+            return Stages(looped, looped, looped, referee, CalibrationKeeper(calibration, profile, first_image))
+        stages = load_stages(profile, calibration, referee, first_image)
+        detect, infer = stages.detector.detect, stages.inferer.step
+
+        def checked_detect(image, frame, t_s):
+            checkpoint(frame, t_s)
+            return detect(image, frame, t_s)
+
+        def counted_step(tracks):
+            ready = infer(tracks)
+            shots[0] += sum(isinstance(e, ShotStart) for e in ready)
+            return ready
+
+        stages.detector.detect, stages.inferer.step = checked_detect, counted_step
+        return stages
 
     options = {**clip.options, "frames": 2 * copies + 1, "next_break": "winner"}  # one player breaks and wins every copy
     job = RefereeJob(video=str(video), game=clip.game, players=clip.players, options=options, out=str(out), overwrite=True,

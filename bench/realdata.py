@@ -204,8 +204,10 @@ def figures(out_dir: Path) -> list[Path]:
         drawn = draw_detections(images[-1][2], d, det.calibration)
         if drawn.shape[1] < 640:
             drawn = cv2.resize(drawn, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+        elif drawn.shape[1] > 960:  # a few hundred KB for the docs
+            drawn = cv2.resize(drawn, (960, round(drawn.shape[0] * 960 / drawn.shape[1])), interpolation=cv2.INTER_AREA)
         path = out_dir / f"vision-{source}-{Path(clip).stem}-{frame}.png"
-        cv2.imwrite(str(path), drawn)
+        cv2.imwrite(str(path), drawn, [cv2.IMWRITE_PNG_COMPRESSION, 9])
         written.append(path)
     return written
 

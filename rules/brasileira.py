@@ -577,7 +577,12 @@ class BrasileiraRules(Engine):
             return self._ball_at(answers[key], f"answer to {key}", set(state.on_table))
         why = "has no nomination" if nomination is None else f"nominates the {nomination[0]}, which is not on the table"
         options = [f"{b}@{p}" for b in self.object_balls if b in state.on_table for p in self.pockets]
-        return Question(key, f"{GAME} rule 4: shot {facts.shot} {why}: which ball and pocket did {state.to_play} nominate?", tuple(options))
+        # what the camera saw suggests one: the first object ball potted, in its pocket (else the first ball hit)
+        seen = [f"{b}@{p}" for b, p in facts.pots if f"{b}@{p}" in options]
+        if not seen and facts.first_contact is not None:
+            seen = [o for o in options if o.startswith(f"{facts.first_contact}@")]
+        return Question(key, f"{GAME} rule 4: shot {facts.shot} {why}: which ball and pocket did {state.to_play} nominate?",
+                        tuple(options), seen[0] if seen else None)
 
     def _decide(self, state: State, facts: ShotFacts, answers: Mapping[str, str]) -> BrasileiraDecision:
         """The call on a shot from its settled facts."""

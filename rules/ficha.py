@@ -767,9 +767,10 @@ class FichaRules(Engine):
                 pos = shot.start_positions
                 missing = [b for b in left if pos and b not in pos]
                 options = tuple(missing + [b for b in left if b not in missing])
-                hint = f" ({missing[0]} is not on the table at the strike)" if len(missing) == 1 else ""
+                hint = (f" ({missing[0]} is not on the table at the strike)" if len(missing) == 1 else
+                        "" if missing else f" (all are on the table at the strike: unless answered, {options[0]} is taken)")
                 q = Question(key, f"ficha 5.2: which of {s.sides[side]}'s balls was removed as the penalty?{hint}", options,
-                             missing[0] if len(missing) == 1 else None)
+                             options[0])
                 return self._pending(state, shot, q)
             ball = answers[key]
             if ball not in left:

@@ -15,6 +15,7 @@ _SHIFT = 4
 _ONE = 1 << _SHIFT
 _STATE_TAG = {BallState.VISIBLE: "", BallState.OCCLUDED: " (hidden)", BallState.AIRBORNE: " (air {h:.0f} mm)",
               BallState.IN_POCKET: " (in pocket)"}
+_AROUND = ((-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, 1), (-1, 1), (1, -1))
 _PIN_TAG = {PinState.STANDING: "up", PinState.MOVED: "moved", PinState.DOWN: "DOWN"}
 
 
@@ -28,7 +29,10 @@ def _fx(p: np.ndarray) -> tuple[int, int]:
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int]) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+    # the black outline is the text drawn thin one pixel off in eight directions: cv2.putText spaces
+    # the letters by the stroke's thickness, so a thick outline drifts away from the thin text
+    for dx, dy in _AROUND:
+        cv2.putText(img, text, (org[0] + dx, org[1] + dy), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 1, cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
 
 
