@@ -290,3 +290,19 @@ def test_the_log_is_valid_and_in_time_order():
     assert [e.kind for e in back] == [e.kind for e in evs]
     assert [e.t_s for e in evs] == sorted(e.t_s for e in evs)
     assert [e.kind for e in evs] == ["shot_start", "ball_ball", "at_rest", "ball_placed", "unobserved"]
+
+
+def test_a_ball_the_cue_passes_over_is_not_the_struck_ball():
+    # the cue lies over y2 on its way to the cue ball: vision sees it in two pieces, the one behind y2
+    # ending at y2 as if its tip were there
+    t0 = 1.5
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (700.0, 405.0)), Leg(t0, (700.0, 405.0), (-1200.0, 0.0), 1000.0))
+    still(scene, "y2", (1000.0, 405.0))
+    tip = 700.0 + R + 15.0
+    scene.occluders.append((t0 - 0.8, t0 + 0.3, rect(tip, 397.0, 1000.0 - R - 10.0, 413.0)))
+    scene.occluders.append((t0 - 0.8, t0 + 0.3, rect(1000.0 + R + 10.0, 396.0, 2400.0, 414.0)))
+    evs = events(scene, t_end=5.0)
+    (start,) = of(evs, ShotStart)
+    assert start.ball == "cue"
+    assert not of(evs, BallTouched) and not of(evs, CueContact)

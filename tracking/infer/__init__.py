@@ -102,6 +102,7 @@ class InferConfig:
     cue_reach_mm: float = 60.0  # ... this close to the ball's surface
     cue_min_length_mm: float = 250.0  # a cue-shaped occluder is at least this long ...
     cue_max_width_mm: float = 50.0  # ... and at most this wide
+    cue_gap_mm: float = 25.0  # a cue a ball cuts in two: its pieces are up to the ball's width and this apart along it
     tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
     touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
@@ -181,6 +182,8 @@ def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
     for m in ctx.motions:
         if m.r0 is None or not m.present0 or (m.moved and m.t_start is not None and m.t_start - earliest > cfg.cue_window_s):
             continue
+        if not m.moved and not _frozen_to_mover(ctx, m, earliest):
+            continue  # a ball the cue strikes moves, or passes the hit on to one frozen to it
         # where the tip was at the strike (before it, in the back swing, it may pass over other balls)
         _, tip = ctx.cue_tip(m.r0, earliest - 2.5 * ctx.dt, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
         if tip <= ctx.R + cfg.cue_reach_mm:
@@ -190,6 +193,17 @@ def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
         m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
         return m
     return min(moving, key=lambda m: m.t_start)
+
+
+def _frozen_to_mover(ctx: ShotContext, m: BallMotion, earliest: float) -> bool:
+    """Whether a ball frozen to ``m`` (within what the rest places tell) started to move with the first motion."""
+    cfg = ctx.config
+    for b in ctx.moving():
+        if b is m or b.r0 is None or b.t_start is None or b.t_start - earliest > 2.5 * ctx.dt:
+            continue
+        if float(np.linalg.norm(b.r0 - m.r0)) - 2 * ctx.R < cfg.frozen_gap_mm + 2 * max(m.sigma0, b.sigma0):
+            return True
+    return False
 
 
 def _later_strike(ctx: ShotContext, touched: BallMotion) -> BallMotion | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tracking.geometry import TableGeometry, elongated, polygon_distance
+from tracking.geometry import TableGeometry, cue_sticks, polygon_distance
 from tracking.infer.segments import Piece, segment
 from tracking.tracks import Tracks, TrackState
 
@@ -168,13 +168,12 @@ class ShotContext:
         tip = math.inf
         ks = np.flatnonzero((self.frames.t >= t0) & (self.frames.t <= t1))
         for k in ks:
-            for poly in self.frames.occluders[k]:
-                if polygon_distance(poly, xy[None])[0] > reach_mm:
-                    continue
-                near = True
-                stick, a, b = elongated(poly, cfg.cue_min_length_mm, cfg.cue_max_width_mm)
-                if not stick:
-                    continue
+            polys = self.frames.occluders[k]
+            if not any(polygon_distance(poly, xy[None])[0] <= reach_mm for poly in polys):
+                continue
+            near = True
+            # a cue cut in pieces by a ball it passes over is one cue (its tip is not at that ball)
+            for a, b in cue_sticks(polys, cfg.cue_min_length_mm, cfg.cue_max_width_mm, 2 * self.R + cfg.cue_gap_mm):
                 # the tip is the end further inside the table (the butt is in the player's hand, over
                 # the rail or beyond); a struck ball lies ahead of the tip, on the cue's line, never
                 # under the cue behind it

@@ -1,0 +1,52 @@
+"""The sample clips refereed from video end to end (vision, tracking, inference, rules) and their
+decisions compared with the scripted ones (``NAME.truth.json`` ``expected_decisions``).
+
+    PYTHONPATH=. python bench/samples_e2e.py ficha/jump hard/two-pots   # some clips
+    PYTHONPATH=. python bench/samples_e2e.py                            # every sample clip
+
+The run folders (events.jsonl, decisions.jsonl ...) go to ``$E2E_OUT/<clip>/`` (default /tmp/e2e).
+The expectations are independent: the simulator's rules engine made them when it played the clip.
+"""
+import json, sys, time, glob, os
+from pathlib import Path
+from types import SimpleNamespace
+from cueref.cli import main
+from cueref.compare import compare
+from tests.pipeline._standins import load_clip
+from tracking.events import write_events
+ROOT = Path(os.environ.get("E2E_OUT", "/tmp/e2e"))
+os.environ["CUEREF_STORE"] = str(ROOT / "store.sqlite")
+names = sys.argv[1:] or sorted(str(Path(p).relative_to("sample_videos").with_suffix("")) for p in glob.glob("sample_videos/*/*.mp4"))
+bad = 0
+for n in names:
+    clip = load_clip(n)
+    out = ROOT / n
+    game = clip.truth.raw["game"]
+    args = ["referee", str(clip.video), "--game", game, "--out", str(out), "--no-video"]
+    args = ["-q"] + args
+    if clip.calls:
+        write_events(out.parent / (out.name + ".calls.jsonl"), clip.calls) if out.parent.mkdir(parents=True, exist_ok=True) or True else None
+        args += ["--calls", str(out.parent / (out.name + ".calls.jsonl"))]
+    prof = clip.truth.raw.get("profile")
+    if prof and prof != game:
+        args += ["--table", prof]
+    t = time.time()
+    import io, contextlib
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            rc = main(args)
+    except SystemExit as e:
+        rc = e.code
+    dt = time.time() - t
+    try:
+        got = [SimpleNamespace(**json.loads(l)) for l in (out / "decisions.jsonl").read_text().splitlines()]
+        diffs = compare(got, clip.expected)
+    except Exception as e:
+        diffs = [f"no decisions: {e}"]
+    ok = rc == 0 and not diffs
+    bad += not ok
+    print(f"{'OK ' if ok else 'BAD'} {n:40s} rc={rc} {dt:5.1f}s {len(clip.expected)} expected", flush=True)
+    for d in diffs[:6]:
+        print("     ", d, flush=True)
+print("bad:", bad, "of", len(names))
