@@ -62,7 +62,8 @@ class TrackerConfig:
     min_score: float = 0.3  # detections vision is less sure of than this are ignored
     name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
-    hidden_coast_s: float = 120.0  # a ball under a cue, hand or arm is kept this long
+    hidden_coast_s: float = 120.0  # a ball under a hand or an arm is kept this long
+    hidden_depth: float = 0.5  # ... one whose centre lies this many radii inside the occluder's outline
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
     restitution: float = 0.8  # cushion restitution for predicting a bounce
     ball_restitution: float = 0.93  # ball-ball restitution for predicting a collision
@@ -438,7 +439,9 @@ class BallTracker:
             if tr.state == TrackState.IN_POCKET:
                 continue
             near_hidden = len(hidden_xy) > 0 and float(np.min(np.linalg.norm(hidden_xy - xy, axis=1))) < 3 * self.R
-            under = any(polygon_distance(poly, xy[None])[0] < self.R for poly in dets.occluders)
+            # hidden: its centre well inside an occluder (a hand, an arm); a cue is narrower than a
+            # ball and leaves most of one it lies over in view (vision sees it, or has lost it)
+            under = any(polygon_distance(poly, xy[None])[0] < -self.config.hidden_depth * self.R for poly in dets.occluders)
             if under or near_hidden:
                 tr.state = TrackState.OCCLUDED
                 if not tr.moving:

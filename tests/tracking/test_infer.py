@@ -306,3 +306,21 @@ def test_a_ball_the_cue_passes_over_is_not_the_struck_ball():
     (start,) = of(evs, ShotStart)
     assert start.ball == "cue"
     assert not of(evs, BallTouched) and not of(evs, CueContact)
+
+
+def test_a_ball_struck_off_the_table_within_a_frame_or_two_is_off_the_table():
+    # seen once on its way (on the cloth, its flight not seen), then gone over the cushion; the cue's
+    # follow-through lies where a bounce would have brought it back
+    L = FICHA.length_mm
+    t0, v, x0 = 1.505, 2000.0, 1330.0
+    t_line = t0 + (L - R - x0) / v
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)),
+                        Leg(t0 + (L + 60.0 - x0) / v, (L + 60.0, 405.0), gone=True))
+    still(scene, "r1", (400.0, 200.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    scene.occluders.append((t0, t0 + 0.6, rect(x0 - 1000.0, 397.0, x0 + 10.0, 413.0)))  # the follow-through
+    evs = events(scene, t_end=4.0)
+    assert of(evs, ShotStart)[0].ball == "cue"
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - t_line) < 1 / 30
+    assert not of(evs, BallRemoved) and not of(evs, BallCushion) and not of(evs, Unobserved)

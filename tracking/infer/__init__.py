@@ -300,6 +300,7 @@ class EventInferer:
         self._last_t = -math.inf  # the time of the last event handed out
         self._invalid_from: float | None = None
         self._last_frame_t = -math.inf
+        self._prev_frame_t = -math.inf  # the frame before this one
         self._edge_wait_from: float | None = None
         self._first_t: float | None = None  # the first readable frame
         self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
@@ -318,6 +319,7 @@ class EventInferer:
         if self._invalid_from is not None:
             self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason="the frames could not be read against the table"))
             self._invalid_from = None
+        self._prev_frame_t = self._last_frame_t
         self._last_frame_t = t
         self._seen(tracks)
         if self._shot is not None:
@@ -427,14 +429,19 @@ class EventInferer:
 
     def _starts_moving(self, tracks: Tracks) -> bool:
         cfg = self.config
-        for i in np.flatnonzero(tracks.measured):
-            if not np.isfinite(self._rest[i, 0]):
-                continue
+        tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
+        for i in np.flatnonzero(np.isfinite(self._rest[:, 0])):
             r = self._recent[i]
             if len(r) < 2:
                 continue
-            tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
-            if len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:]):
+            if tracks.measured[i]:
+                moved = len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:])
+            else:
+                # seen once a ball's width off its place, then gone from view: struck off the table or
+                # into a pocket before a second frame could see it (a hand is not that fast)
+                moved = self._last_seen_t[i] == self._prev_frame_t and \
+                    float(np.linalg.norm(r[-1] - self._rest[i])) > 2 * self.geometry.R
+            if moved:
                 for j in list(self._appeared):
                     if np.isfinite(self._rest[j, 0]):
                         self._placed(j)  # put down and struck at once (bar billiards: a ball from the trough)

@@ -298,13 +298,15 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
             scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
             if scale > 1.2:
                 m.pieces = segment(m.ts, m.zs, sigma * scale, pen)
-    else:
-        from tracking.infer.segments import fit_piece
-
-        m.pieces = [fit_piece(m.ts, m.zs, 1.0 / sigma ** 2, 0, len(sel) - 1)]
+    prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
+    if len(sel) < 2:
+        # seen once on its way, then gone (struck off the table, into a pocket): it left its rest
+        # place after the last frame that saw it there, at least this fast
+        v = (m.zs[0] - r0) / max(float(m.ts[0] - prev_t), dt)
+        m.pieces = [Piece(0, 0, float(m.ts[0]), float(m.ts[0]), float(m.ts[0]), np.array([m.zs[0, 0], v[0], 0.0]),
+                          np.array([m.zs[0, 1], v[1], 0.0]), 0.0)]
     # when it left its rest place: the first piece run back to it
     p0 = m.pieces[0]
-    prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
     m.t_start = _closest_time(p0, r0, prev_t - dt, m.ts[0])
     # kinks between pieces
     for k in range(len(m.pieces) - 1):
