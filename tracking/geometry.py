@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.table import TableProfile
 
-__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated", "cue_sticks"]
+__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated", "outline_width", "cue_sticks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +152,14 @@ def elongated(polygon: np.ndarray, min_length_mm: float, max_width_mm: float) ->
     d = np.array([math.cos(a), math.sin(a)]) * length / 2
     c = np.array([cx, cy], dtype=np.float64)
     return (length >= min_length_mm and width <= max_width_mm), c - d, c + d
+
+
+def outline_width(polygon: np.ndarray) -> float:
+    """The short side of a polygon's minimum-area rectangle (mm): the widest thing it can cover."""
+    pts = np.asarray(polygon, dtype=np.float32).reshape(-1, 2)
+    if len(pts) < 3:
+        return 0.0
+    return float(min(cv2.minAreaRect(pts)[1]))
 
 
 def cue_sticks(polygons: Sequence[np.ndarray], min_length_mm: float, max_width_mm: float,

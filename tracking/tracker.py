@@ -33,7 +33,7 @@ import numpy as np
 
 from calibration.table import TableProfile
 from tracking.associate import associate
-from tracking.geometry import TableGeometry, polygon_distance
+from tracking.geometry import TableGeometry, outline_width, polygon_distance
 from tracking.kalman import ball_filter, process_noise, reflect, transition
 from tracking.tracks import Tracks, TrackState
 from vision.types import UNCERTAIN, BallState, FrameDetections
@@ -173,13 +173,6 @@ class BallTracker:
         step = round(dt, 6)  # the same step hits the cache of F and Q
         tr.kf.predict(F=transition(step), Q=process_noise(step, self._accel(tr)))
         tr.t_s = t
-        if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
-            # a ball leaving the cloth (into a pocket, over a cushion) is not followed beyond it, and
-            # only comes back close to where it left (a rattle in the jaws)
-            tr.kf.x = before
-            tr.kf.x[[1, 3]] = 0.0
-            tr.moving = False
-            tr.left_cloth = True
         if tr.moving:
             # mirror the prediction at the cushions it reached (up to two: a corner)
             start = before[[0, 2]]
@@ -191,6 +184,14 @@ class BallTracker:
                 reflect(tr.kf, axis, line, self.config.restitution)
                 start = start.copy()
                 start[axis] = line
+        if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
+            # a ball leaving the cloth where no cushion sends it back (into a pocket's mouth) is not
+            # followed beyond it, and only comes back close to where it left (a rattle in the jaws);
+            # (after the mirroring: a fast ball near a cushion bounces off it, it does not leave)
+            tr.kf.x = before
+            tr.kf.x[[1, 3]] = 0.0
+            tr.moving = False
+            tr.left_cloth = True
 
     def _collision_hypotheses(self, step_s: float) -> None:
         """For pairs of tracks whose centres come 2R apart during the last ``step_s`` seconds, the
@@ -439,9 +440,11 @@ class BallTracker:
             if tr.state == TrackState.IN_POCKET:
                 continue
             near_hidden = len(hidden_xy) > 0 and float(np.min(np.linalg.norm(hidden_xy - xy, axis=1))) < 3 * self.R
-            # hidden: its centre well inside an occluder (a hand, an arm); a cue is narrower than a
-            # ball and leaves most of one it lies over in view (vision sees it, or has lost it)
-            under = any(polygon_distance(poly, xy[None])[0] < -self.config.hidden_depth * self.R for poly in dets.occluders)
+            # hidden: its centre well inside an occluder that can cover a ball (a hand, an arm); a cue,
+            # or a blob smaller than a ball (one dropping into a pocket), leaves it in view: vision sees
+            # it or has lost it
+            under = any(polygon_distance(poly, xy[None])[0] < -self.config.hidden_depth * self.R
+                        and outline_width(poly) >= 2 * self.R for poly in dets.occluders)
             if under or near_hidden:
                 tr.state = TrackState.OCCLUDED
                 if not tr.moving:

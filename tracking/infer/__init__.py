@@ -74,12 +74,14 @@ class InferConfig:
     piece_penalty: float = 12.0  # the residual (in noise units squared) one more piece must remove ...
     piece_penalty_log: float = 3.0  # ... plus this times the log of the number of measurements (BIC)
     min_dv_mm_s: float = 60.0  # a smaller change of velocity is no event
+    max_accel_mm_s2: float = 50000.0  # no piece of free motion turns harder (sliding friction: about 3000)
     # contacts
     contact_tol_mm: float = 8.0  # two paths this close to one ball width apart may touch
     contact_time_tol_s: float = 0.04  # the struck ball left within this of the striker's arrival
     chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
     frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
     hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
+    hidden_min_s: float = 0.15  # ... a drop into a pocket is under one if it covers the ball at least this long
     loose_contact_mm: float = 40.0  # a ball leaving with a moving ball this close to touching it was hit by it ...
     loose_confidence: float = 0.65  # ... with this confidence (no closer fit found)
     # cushions

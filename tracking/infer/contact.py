@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracking.events import BallBall
-from tracking.geometry import polygon_distance
+from tracking.geometry import outline_width, polygon_distance
 from tracking.infer.shot import BallMotion, ShotContext
 
 __all__ = ["Contact", "infer_contacts", "contact_events"]
@@ -55,9 +55,11 @@ def _first_reach(m: BallMotion, target: np.ndarray, dist: float, t0: float, t1: 
 
 
 def _hidden(ctx: ShotContext, xy: np.ndarray, t: float) -> bool:
-    """Whether an occluder covered ``xy`` in the frame nearest ``t``."""
+    """Whether an occluder that can hide a ball (a hand, an arm: not a cue, nor a blob smaller than a
+    ball, such as a fast ball's own blurred streak) covered ``xy`` in the frame nearest ``t``."""
     k = int(np.argmin(np.abs(ctx.frames.t - t)))
-    return any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k])
+    return any(polygon_distance(poly, xy[None])[0] < ctx.R and outline_width(poly) >= 2 * ctx.R
+               for poly in ctx.frames.occluders[k])
 
 
 def _add(contacts: list[Contact], c: Contact, window_s: float) -> Contact:

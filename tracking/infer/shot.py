@@ -290,14 +290,14 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     sigma = np.hypot(m.sigma0, cfg.blur_s * speed) * doubt[sel]
     if len(sel) >= 2:
         pen = cfg.piece_penalty + cfg.piece_penalty_log * math.log(len(sel))
-        m.pieces = segment(m.ts, m.zs, sigma, pen)
+        m.pieces = segment(m.ts, m.zs, sigma, pen, max_accel_mm_s2=cfg.max_accel_mm_s2)
         # the noise of a ball in motion is not known in advance (blur, vision's own doubt): measured
         # from the residuals of the longer pieces, it scales the noise, and the split is redone with it
         long = [p for p in m.pieces if p.n >= 6]
         if long:
             scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
             if scale > 1.2:
-                m.pieces = segment(m.ts, m.zs, sigma * scale, pen)
+                m.pieces = segment(m.ts, m.zs, sigma * scale, pen, max_accel_mm_s2=cfg.max_accel_mm_s2)
     prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
     if len(sel) < 2:
         # seen once on its way, then gone (struck off the table, into a pocket): it left its rest
