@@ -386,3 +386,15 @@ def test_a_contact_is_hidden_only_under_something_that_can_cover_a_ball(blob_mm,
     (c,) = of(events(scene, t_end=5.0), BallBall)
     assert (c.a, c.b) == ("cue", "r1")
     assert (c.confidence <= 0.5) == hidden
+
+
+def test_a_ball_lifted_under_a_hand_and_glimpsed_away_from_its_place_is_removed_not_struck():
+    # the hand covers r1, lifts it (seen once, high up, its picture far from its place) and takes it away
+    scene = Scene()
+    still(scene, "cue", (700.0, 405.0))
+    scene.add("r1", "red", Leg(0.0, (160.0, 330.0)), Leg(2.4, (105.0, 294.0)), Leg(2.45, (105.0, 294.0), gone=True))
+    scene.occluders.append((1.6, 2.38, rect(100.0, 230.0, 220.0, 430.0)))
+    evs = events(scene, t_end=5.0)
+    (r,) = of(evs, BallRemoved)
+    assert r.ball == "r1"
+    assert not of(evs, ShotStart) and not of(evs, BallTouched)

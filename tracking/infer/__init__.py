@@ -302,7 +302,8 @@ class EventInferer:
         self._last_t = -math.inf  # the time of the last event handed out
         self._invalid_from: float | None = None
         self._last_frame_t = -math.inf
-        self._prev_frame_t = -math.inf  # the frame before this one
+        self._frame_ts: deque[float] = deque(maxlen=3)  # the last three readable frames' times
+        self._seen_before_t = np.full(n, -math.inf)  # each ball's measurement before its last one
         self._edge_wait_from: float | None = None
         self._first_t: float | None = None  # the first readable frame
         self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
@@ -321,8 +322,8 @@ class EventInferer:
         if self._invalid_from is not None:
             self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason="the frames could not be read against the table"))
             self._invalid_from = None
-        self._prev_frame_t = self._last_frame_t
         self._last_frame_t = t
+        self._frame_ts.append(t)
         self._seen(tracks)
         if self._shot is not None:
             self._shot.append(tracks)
@@ -367,6 +368,7 @@ class EventInferer:
 
     def _seen(self, tracks: Tracks) -> None:
         meas = tracks.measured
+        self._seen_before_t[meas] = self._last_seen_t[meas]
         self._last_seen_t[meas] = tracks.t_s
         for i in np.flatnonzero(meas):
             self._recent[i].append(tracks.z_mm[i].copy())
@@ -439,10 +441,13 @@ class EventInferer:
             if tracks.measured[i]:
                 moved = len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:])
             else:
-                # seen once a ball's width off its place, then gone from view: struck off the table or
-                # into a pocket before a second frame could see it (a hand is not that fast)
-                moved = self._last_seen_t[i] == self._prev_frame_t and \
-                    float(np.linalg.norm(r[-1] - self._rest[i])) > 2 * self.geometry.R
+                # seen at its place, in the next frame a ball's width off it, in the next not at all:
+                # struck off the table or into a pocket before a second frame could see it on its way
+                # (not a ball lifted under a hand: that one was hidden before it was seen away)
+                ft = self._frame_ts
+                moved = len(ft) == 3 and self._last_seen_t[i] == ft[1] and self._seen_before_t[i] == ft[0] and \
+                    float(np.linalg.norm(r[-1] - self._rest[i])) > 2 * self.geometry.R and \
+                    float(np.linalg.norm(r[-2] - self._rest[i])) <= tol
             if moved:
                 for j in list(self._appeared):
                     if np.isfinite(self._rest[j, 0]):
