@@ -398,3 +398,20 @@ def test_a_ball_lifted_under_a_hand_and_glimpsed_away_from_its_place_is_removed_
     (r,) = of(evs, BallRemoved)
     assert r.ball == "r1"
     assert not of(evs, ShotStart) and not of(evs, BallTouched)
+
+
+def test_unreadable_frames_in_a_shot_are_a_gap_only_when_something_could_happen_in_them():
+    # the cue ball rolls slowly down the middle of the table; the frames from 2.0 to 2.1 s cannot be read
+    def shot(r1_xy):
+        scene = Scene()
+        scene.add("cue", "white", Leg(0.0, (300.0, 405.0)), Leg(1.5, (300.0, 405.0), (800.0, 0.0), 300.0))
+        still(scene, "r1", r1_xy)
+        cue_stick((300.0, 405.0), 0.0, 1.5, scene)
+        return events(scene, t_end=6.0, invalid=(2.0, 2.1))
+
+    # nothing near its way: nothing can have happened unseen
+    evs = shot((700.0, 150.0))
+    assert not of(evs, Unobserved) and len(of(evs, AtRest)) == 1
+    # r1 where the cue ball reaches it during the gap: the gap stays in the log
+    evs = shot((300.0 + 800.0 * 0.55 - 300.0 * 0.55 ** 2 / 2 + 2 * R, 405.0))
+    assert of(evs, Unobserved)

@@ -49,6 +49,8 @@ __all__ = ["InferConfig", "EventInferer", "analyse_shot"]
 
 log = logging.getLogger(__name__)
 
+UNREADABLE = "the frames could not be read against the table"
+
 
 @dataclass(frozen=True, slots=True)
 class InferConfig:
@@ -172,6 +174,42 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     events = [e if isinstance(e, BallRemoved) or e is touch else _clamp(e, lo, t_end) for e in events]
     events.sort(key=lambda e: (e.t_s, 0 if isinstance(e, ShotStart) else 2 if isinstance(e, AtRest) else 1))
     return events
+
+
+def quiet_gap(ctx: ShotContext, t0: float, t1: float) -> bool:
+    """Whether frames that could not be read from ``t0`` to ``t1`` hid nothing of the shot: every ball
+    was at rest through them, or rolling on one piece of free motion across them (the same motion
+    before and after), and no rolling ball came near a cushion, a pocket or another ball meanwhile.
+    Then no event can have happened in the gap (a camera knocked during a slow roll)."""
+    cfg = ctx.config
+    g = ctx.geometry
+    margin = cfg.contact_tol_mm
+    ts = np.linspace(t0, t1, 25)
+    paths = {}
+    for m in ctx.motions:
+        if m.r0 is None or not m.present0:
+            continue
+        if not m.moved or m.t_stop is not None and m.t_stop < t0:
+            paths[m.i] = np.repeat((m.r1 if m.moved else m.r0)[None], len(ts), axis=0)
+            continue
+        if m.t_start is not None and m.t_start > t1 + ctx.dt:
+            paths[m.i] = np.repeat(m.r0[None], len(ts), axis=0)  # it started after the gap
+            continue
+        if m.nudged or m.t_start is None or m.t_start > t0 or m.r1 is None and m.end_state != TrackState.SEEN:
+            return False
+        if not any(p.t_first < t0 and p.t_last > t1 for p in m.pieces):
+            return False  # it started, stopped or changed its way unseen
+        pos = next(p for p in m.pieces if p.t_first < t0 and p.t_last > t1).at(ts)
+        if any(np.any(line.distance(pos) < margin) for line in g.main_lines):
+            return False
+        if len(g.pocket_xy) and np.any(np.linalg.norm(pos[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None] < ctx.R + margin):
+            return False
+        paths[m.i] = pos
+    for i, a in paths.items():
+        for j, b in paths.items():
+            if i < j and np.any(np.linalg.norm(a - b, axis=1) < 2 * ctx.R + margin):
+                return False
+    return True
 
 
 def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
@@ -320,7 +358,7 @@ class EventInferer:
             self._last_frame_t = t
             return []
         if self._invalid_from is not None:
-            self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason="the frames could not be read against the table"))
+            self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason=UNREADABLE))
             self._invalid_from = None
         self._last_frame_t = t
         self._frame_ts.append(t)
@@ -344,7 +382,7 @@ class EventInferer:
         were still moving), an open unreadable span is closed, pending placements are settled."""
         if self._invalid_from is not None:
             self._push(Unobserved(t_s=self._invalid_from, until_s=max(self._last_frame_t, self._invalid_from),
-                                  reason="the frames could not be read against the table"))
+                                  reason=UNREADABLE))
             self._invalid_from = None
         if self._shot is not None:
             self._end_shot(finished=False)
@@ -497,6 +535,19 @@ class EventInferer:
         self._edge_wait_from = None
         return True
 
+    def _drop_quiet_gaps(self, frames: ShotFrames) -> None:
+        """Unreadable spans inside the shot that hid nothing (:func:`quiet_gap`) are no gap in what is
+        known of it: they leave the log (the rules engine would ask about the shot for nothing)."""
+        spans = [q for q in self._queue if isinstance(q[2], Unobserved) and q[2].reason == UNREADABLE
+                 and frames.t[0] < q[2].t_s and q[2].until_s < frames.t[-1]]
+        if not spans:
+            return
+        ctx = build_context(frames, self.ids, self.geometry, self.config)
+        for q in spans:
+            if quiet_gap(ctx, q[2].t_s, q[2].until_s):
+                log.info("frames from %.2f s to %.2f s could not be read, but nothing could happen in them", q[2].t_s, q[2].until_s)
+                self._queue.remove(q)
+
     def _edge_wait(self, xy: np.ndarray) -> float:
         """How long to wait for a ball still at ``xy`` before calling the shot over: on a bed hole's
         edge it may drop seconds later (bar billiards 2f b); at a pocket's lip it may still be creeping
@@ -525,6 +576,7 @@ class EventInferer:
             events = [e for e in events if not isinstance(e, AtRest)]
         for e in events:
             self._push(e)
+        self._drop_quiet_gaps(frames)
         # the new places at rest; the pre-roll starts again from the still frames at the end
         last = shot[-1]
         self._present = last.state != TrackState.OFF
