@@ -415,3 +415,19 @@ def test_unreadable_frames_in_a_shot_are_a_gap_only_when_something_could_happen_
     # r1 where the cue ball reaches it during the gap: the gap stays in the log
     evs = shot((300.0 + 800.0 * 0.55 - 300.0 * 0.55 ** 2 / 2 + 2 * R, 405.0))
     assert of(evs, Unobserved)
+
+
+def test_a_still_ball_whose_measure_steps_a_little_is_not_touched_when_hit_later():
+    # vision's measure of r1 shifts 5 mm at 2.0 s (the light, the calibration following a drift);
+    # the cue ball reaches it at t_c
+    v, t0 = 600.0, 1.5
+    x_red = 1205.0
+    t_c = t0 + (x_red - 2 * R - 300.0) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (300.0, 200.0)), Leg(t0, (300.0, 200.0), (v, 0.0)), Leg(t_c, (x_red - 2 * R, 200.0)))
+    scene.add("r1", "red", Leg(0.0, (x_red - 5.0, 200.0)), Leg(2.0, (x_red, 200.0)), Leg(t_c, (x_red, 200.0), (v, 0.0), 600.0))
+    cue_stick((300.0, 200.0), 0.0, t0, scene)
+    evs = events(scene, t_end=6.0)
+    assert not of(evs, BallTouched) and not of(evs, CueContact)
+    (c,) = of(evs, BallBall)
+    assert (c.a, c.b) == ("cue", "r1") and abs(c.t_s - t_c) < 1 / 30

@@ -9,7 +9,7 @@ pieces (:mod:`tracking.infer.segments`), not from a frame index.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -305,6 +305,19 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
         v = (m.zs[0] - r0) / max(float(m.ts[0] - prev_t), dt)
         m.pieces = [Piece(0, 0, float(m.ts[0]), float(m.ts[0]), float(m.ts[0]), np.array([m.zs[0, 0], v[0], 0.0]),
                           np.array([m.zs[0, 1], v[1], 0.0]), 0.0)]
+    # a step to a new place at rest too small for a touch (vision's measure of a still ball shifting
+    # as the light or the calibration changes), before the ball really starts: it rested there
+    while len(m.pieces) > 1:
+        p = m.pieces[0]
+        still = m.zs[p.i0:p.i1 + 1]
+        if p.t_last - p.t_first < cfg.rest_window_s or np.max(np.linalg.norm(still - np.median(still, axis=0), axis=1)) > tol \
+                or float(np.linalg.norm(np.median(still, axis=0) - r0)) >= cfg.touch_min_mm:
+            break
+        r0 = m.r0 = np.median(still, axis=0)
+        prev_t, cut = float(m.ts[p.i1]), p.n
+        m.ts, m.zs, sel = m.ts[cut:], m.zs[cut:], sel[cut:]
+        m.k_move = int(sel[0])
+        m.pieces = [replace(q, i0=q.i0 - cut, i1=q.i1 - cut) for q in m.pieces[1:]]
     # when it left its rest place: the first piece run back to it
     p0 = m.pieces[0]
     m.t_start = _closest_time(p0, r0, prev_t - dt, m.ts[0])
