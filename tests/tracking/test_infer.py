@@ -72,9 +72,9 @@ def test_a_strike_starts_a_shot_and_at_rest_comes_within_half_a_second_of_the_st
     assert not of(evs, BallBall) and not of(evs, BallCushion)
 
 
-@pytest.mark.parametrize("fps", [30.0, 60.0])
-def test_a_head_on_contact_is_timed_between_frames(fps):
-    # the cue ball rolls into r1 and stops; the contact falls between two frames
+def _head_on():
+    """The cue ball struck at 1.5 m/s into r1, 500 mm away, stopping there: the scene, the contact's
+    time and r1's place."""
     v, t0 = 1500.0, 1.503
     x_cue, x_red = 300.0, 800.0
     t_c = t0 + (x_red - 2 * R - x_cue) / v
@@ -82,6 +82,13 @@ def test_a_head_on_contact_is_timed_between_frames(fps):
     scene.add("cue", "white", Leg(0.0, (x_cue, 405.0)), Leg(t0, (x_cue, 405.0), (v, 0.0)), Leg(t_c, (x_red - 2 * R, 405.0)))
     scene.add("r1", "red", Leg(0.0, (x_red, 405.0)), Leg(t_c, (x_red, 405.0), (v, 0.0), 1500.0))
     cue_stick((x_cue, 405.0), 0.0, t0, scene)
+    return scene, t_c, x_red
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_head_on_contact_is_timed_between_frames(fps):
+    # the cue ball rolls into r1 and stops; the contact falls between two frames
+    scene, t_c, x_red = _head_on()
     evs = events(scene, fps=fps, t_end=5.0)
     (c,) = of(evs, BallBall)
     assert (c.a, c.b) == ("cue", "r1")
@@ -374,13 +381,7 @@ def test_a_fast_ball_next_to_a_cushion_bounces_off_it_and_is_followed():
 def test_a_contact_is_hidden_only_under_something_that_can_cover_a_ball(blob_mm, hidden):
     # a blob over the contact point for a frame: smaller than a ball (vision's outline of a fast
     # ball's streak) it hides nothing; a hand does
-    v, t0 = 1500.0, 1.503
-    x_cue, x_red = 300.0, 800.0
-    t_c = t0 + (x_red - 2 * R - x_cue) / v
-    scene = Scene()
-    scene.add("cue", "white", Leg(0.0, (x_cue, 405.0)), Leg(t0, (x_cue, 405.0), (v, 0.0)), Leg(t_c, (x_red - 2 * R, 405.0)))
-    scene.add("r1", "red", Leg(0.0, (x_red, 405.0)), Leg(t_c, (x_red, 405.0), (v, 0.0), 1500.0))
-    cue_stick((x_cue, 405.0), 0.0, t0, scene)
+    scene, t_c, x_red = _head_on()
     h = blob_mm / 2
     scene.occluders.append((t_c - 0.02, t_c + 0.02, rect(x_red - R - h, 405.0 - 30.0 - h, x_red - R + h, 405.0 - 30.0 + h)))
     (c,) = of(events(scene, t_end=5.0), BallBall)
