@@ -79,8 +79,11 @@ class ShotPrinter:
             if isinstance(e, ShotStart):
                 self.shots[self.started] = [e]
                 self.started += 1
-            elif not isinstance(e, OperatorInput) and self.shots:
-                self.shots[self.started - 1].append(e)
+            elif not isinstance(e, OperatorInput) and self.started:
+                if self.started - 1 in self.shots:
+                    self.shots[self.started - 1].append(e)
+                else:  # after the last shot's call, before the next strike: a hand placing a ball, say
+                    self.write(f"between shots: {describe(e)}")
         for step in result.steps:
             d = step.decision
             if d.shot is not None and d.shot in self.shots:

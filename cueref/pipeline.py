@@ -32,7 +32,8 @@ files are consumers of the generator (:mod:`cueref.outputs`, :mod:`cueref.consol
 Live (``cueref live``, :mod:`cueref.live`) adds two things, both optional:
 
 * **operator inputs while the run goes on**: :class:`LiveInputs`, a thread-safe queue the console puts
-  inputs into (and :class:`UndoRequest`: take the last call back, :meth:`rules.base.Referee.undo`); each
+  inputs into (an ``undo`` among them: the last call taken back, :meth:`rules.base.Referee.undo`, and
+  kept in the log so that a replay takes it back too); each
   frame takes what arrived, stamps it with the frame's time, and holds it like a call until the camera's
   events are known up to that time: a camera event after it arrives, or the inferer says it has given
   everything before it (its optional ``settled_s``), so the log keeps its order;
@@ -61,12 +62,12 @@ from calibration.monitor import CalibrationKeeper
 from cueref.calls import merge_key
 from cueref.video import Frame, prefetch
 from rules.base import Referee, RulesError, Step
-from tracking.events import Event, OperatorInput, Unobserved
+from tracking.events import Answer, Event, OperatorInput, ShotStart, UndoCall, Unobserved
 from vision.types import BallDetections, FrameDetections
 
 __all__ = [
     "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
-    "SourceGap", "UndoRequest", "LiveInputs", "run", "missing_stages", "load_stages",
+    "SourceGap", "LiveInputs", "run", "missing_stages", "load_stages",
 ]
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,10 @@ class PipelineConfig:
     # live: yield each frame's result at once rather than after the next frame is read (a call is not held
     # back a frame, nor through a stalled stream); the end of the source is then one more result (end_only)
     eager: bool = False
+    # a recorded run: a question still unanswered when the next shot starts (or the video ends) takes its
+    # default, the camera's own reading, as an ``answer`` marked ``assumed`` in the log, and the match goes
+    # on. Off live, where the operator answers at the console.
+    assume_answers: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,31 +138,20 @@ class SourceGap:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class UndoRequest:
-    """The operator takes the referee's last call back, for ``reason`` (:meth:`rules.base.Referee.undo`).
-    It is no event of the log: the step it makes (an :class:`~rules.base.Undo` call, with the reason and
-    the call withdrawn) goes with the frame's steps."""
-
-    reason: str
-    t_s: float = 0.0
-    kind: ClassVar[str] = "undo"
-
-
 class LiveInputs:
     """Operator inputs given while a run goes on (the live console): any thread may :meth:`put`; the
     pipeline takes what arrived at each frame and stamps it with that frame's time, the moment the input
     joined the match. The event's own ``t_s`` is replaced."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[OperatorInput | UndoRequest] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[OperatorInput] = queue.SimpleQueue()
 
-    def put(self, event: OperatorInput | UndoRequest) -> None:
-        if not isinstance(event, (OperatorInput, UndoRequest)):
+    def put(self, event: OperatorInput) -> None:
+        if not isinstance(event, OperatorInput):
             raise TypeError(f"only operator inputs join a run live, not {type(event).__name__}")
         self._queue.put(event)
 
-    def take(self) -> list[OperatorInput | UndoRequest]:
+    def take(self) -> list[OperatorInput]:
         """Everything put since the last call, in order."""
         out = []
         while True:
@@ -221,7 +215,7 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
     whole video (the last result carries the end) and then the source's error is raised. Close the
     generator (``contextlib.closing``) before closing the source: that stops the decoding thread.
     """
-    joined = _Joiner(stages, calls, inputs)
+    joined = _Joiner(stages, calls, inputs, assume_answers=config.assume_answers)
     items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
     source = joined.frames_of(items)
     try:
@@ -278,9 +272,11 @@ class _Joiner:
     """The per-run state between the stages: the calibration in use, the open unobserved span, the
     calls and spans waiting for their place in the log, the live inputs and the source's gaps."""
 
-    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None):
+    def __init__(self, stages: Stages, calls: Sequence[Event], inputs: LiveInputs | None = None,
+                 assume_answers: bool = False):
         self.stages = stages
         self.inputs = inputs
+        self.assume_answers = assume_answers
         self.gaps: list[SourceGap] = []  # gaps no inferred event has passed yet
         self.after_gap = False  # the next frame follows a gap: nothing may be inferred from it alone
         self.calibration = stages.keeper.calibration if stages.keeper is not None else None  # the one vision has
@@ -292,7 +288,7 @@ class _Joiner:
         self.settled_t_s = float("-inf")  # the last live input or gap the inferer's watermark let into the log
         self.seq = itertools.count()
         # (log order, event, whether the inferer's watermark may let it in before a camera event does)
-        self.held: list[tuple[tuple[float, int, int, int], Event | UndoRequest, bool]] = []
+        self.held: list[tuple[tuple[float, int, int, int], Event, bool]] = []
         for e in calls:
             self._hold(e)
 
@@ -348,6 +344,9 @@ class _Joiner:
             steps += tuple(self.stages.referee.finish())
         except RulesError as e:
             problems_end.append(f"end of the video: {e}")
+        assumed, assumed_steps = self._assume(self.last_t_s, problems_end)
+        events += assumed
+        steps += assumed_steps
         return dataclasses.replace(
             result, events=result.events + events, steps=result.steps + steps,
             problems=result.problems + problems + tuple(problems_end), last=True,
@@ -391,21 +390,18 @@ class _Joiner:
 
     # -- the event log
 
-    def _hold(self, event: Event | UndoRequest, live: bool = False) -> None:
+    def _hold(self, event: Event, live: bool = False) -> None:
         """A call or a span waits for the camera's events to reach its time (a ``live`` input or source gap
         also enters once the inferer's watermark passes it)."""
-        if isinstance(event, UndoRequest):  # ordered as an operator input
-            key = (event.t_s, 0, 1, next(self.seq))
-        else:
-            stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
-            key = merge_key(event, stream, next(self.seq))
+        stream = 1 if isinstance(event, OperatorInput) else 0  # calls as from a calls file, spans as the camera's
+        key = merge_key(event, stream, next(self.seq))
         heapq.heappush(self.held, (key, event, live))
 
     def _log(self, inferred: Iterable[Event], flush: bool = False,
              settled_s: float = -math.inf) -> tuple[tuple[Event, ...], tuple[Step, ...], tuple[str, ...]]:
         """Merge the inferred events with the held calls and spans, feed them to the referee in log
-        order (an undo request in its place), and return what entered the log, the steps and the refusals."""
-        logged: list[Event | UndoRequest] = []
+        order (an undo in its place), and return what entered the log, the steps and the refusals."""
+        logged: list[Event] = []
         problems: list[str] = []
         for e in sorted(inferred, key=lambda e: e.t_s):
             if e.t_s < self.last_logged_t_s:
@@ -430,16 +426,43 @@ class _Joiner:
             logged.append(event)
             self.settled_t_s = max(self.settled_t_s, event.t_s)
         steps: list[Step] = []
+        entered: list[Event] = []
         for e in logged:
+            if isinstance(e, ShotStart):
+                assumed, assumed_steps = self._assume(e.t_s, problems)
+                entered += assumed
+                steps += assumed_steps
             try:
-                if isinstance(e, UndoRequest):
-                    steps.append(self.stages.referee.undo(e.reason, e.t_s))
-                else:
-                    steps += self.stages.referee.feed(e)
+                steps += self.stages.referee.feed(e)
             except RulesError as err:
                 log.warning("the referee refused %s at %.3f s: %s", e.kind, e.t_s, err)
                 problems.append(f"{e.kind} at {e.t_s:.2f} s: {err}")
-        return tuple(e for e in logged if not isinstance(e, UndoRequest)), tuple(steps), tuple(problems)
+                if isinstance(e, UndoCall):  # an undo that took nothing back is no part of the match
+                    continue
+            entered.append(e)
+        return tuple(entered), tuple(steps), tuple(problems)
+
+    def _assume(self, t_s: float, problems: list[str]) -> tuple[tuple[Event, ...], tuple[Step, ...]]:
+        """In a recorded run, the pending question's default (the camera's reading) as an assumed answer at
+        ``t_s``: the answer entered in the log and the steps it made. Nothing when no question waits, when
+        only a person can answer it (no default), or live."""
+        answers: list[Answer] = []
+        steps: list[Step] = []
+        asked: set[str] = set()
+        while self.assume_answers:  # an answer may lead the engine to its next question on the same shot
+            q = getattr(self.stages.referee, "pending", None)  # a referee that never asks has none
+            if q is None or q.default is None or q.id in asked:
+                break
+            asked.add(q.id)
+            answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
+            try:
+                steps += self.stages.referee.feed(answer)
+            except RulesError as err:  # not expected: the default is one of the question's options
+                problems.append(f"assumed answer {q.default!r} to {q.id!r} at {t_s:.2f} s: {err}")
+                break
+            log.info("no answer to %s (%s) by %.2f s: the camera's reading %r taken", q.id, q.text, t_s, q.default)
+            answers.append(answer)
+        return tuple(answers), tuple(steps)
 
 
 # ---- the installed stages ------------------------------------------------------------------------------

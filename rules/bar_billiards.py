@@ -480,7 +480,9 @@ class BarBilliardsRules(Engine):
             parts.append("the balls were never seen at rest")
         options = ("confirm", "discard") if doubtful else ("confirm",)
         ask = "confirm the camera's events or discard the doubtful ones?" if doubtful else "confirm the camera's events?"
-        return Question.about(shot.index, "events", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options)
+        likely = not doubtful or all(e.confidence >= 0.5 for e in doubtful)
+        return Question.about(shot.index, "events", f"shot {shot.index} ({state.player}): {'; '.join(parts)} - {ask}", options,
+                              default="confirm" if likely else "discard")
 
     def corrects(self, state: State, last: Decision, event: OperatorInput) -> bool:
         """An override, an operator's foul on the player who played the last shot (3b), or the last

@@ -50,6 +50,7 @@ from tracking.events import (
     Override,
     Pot,
     ShotStart,
+    UndoCall,
 )
 
 __all__ = [
@@ -94,11 +95,21 @@ class RulesError(ValueError):
 class Question:
     """What the engine asks the operator when it cannot decide (low confidence, unseen moment, a
     missing input). ``id`` is what an :class:`~tracking.events.Answer` quotes (:meth:`about` builds
-    it); ``options`` the accepted answers."""
+    it); ``options`` the accepted answers.
+
+    ``default`` is the camera's own reading (an event reported with confidence of at least one half is
+    read as having happened, the likelier of two balls first...), or None where only a person can say
+    (a nomination). A recorded run with no operator takes it, as an ``answer`` marked ``assumed`` in
+    the log, so that the match goes on; the review corrects it if it was wrong."""
 
     id: str
     text: str
     options: tuple[str, ...]
+    default: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.default is not None and self.default not in self.options:
+            raise ValueError(f"question {self.id!r}: default {self.default!r} is not one of its options {self.options}")
 
     @staticmethod
     def key(shot: int, topic: str, *detail: str | int) -> str:
@@ -106,8 +117,14 @@ class Question:
         return ":".join([f"s{shot}", topic, *(str(d) for d in detail)])
 
     @classmethod
-    def about(cls, shot: int, topic: str, text: str, options: Sequence[str], *detail: str | int) -> "Question":
-        return cls(cls.key(shot, topic, *detail), text, tuple(options))
+    def about(cls, shot: int, topic: str, text: str, options: Sequence[str], *detail: str | int,
+              default: str | None = None) -> "Question":
+        return cls(cls.key(shot, topic, *detail), text, tuple(options), default)
+
+    @staticmethod
+    def seen(confidence: float) -> str:
+        """The camera's reading of a yes/no question about an event it reported with ``confidence``."""
+        return "yes" if confidence >= 0.5 else "no"
 
     @property
     def topic(self) -> str:
@@ -623,6 +640,8 @@ class Referee:
         return self._splitter.in_shot
 
     def feed(self, event: Event) -> list[Step]:
+        if isinstance(event, UndoCall):  # the log's own record of an undo: replayed in its place
+            return [self.undo(event.reason, event.t_s)]
         return self._take(self._splitter.push(event))
 
     def finish(self) -> list[Step]:
@@ -688,8 +707,13 @@ class Referee:
                 raise RulesError(f"{name}: {at}: {answer!r} does not answer {self.pending.id!r} ({self.pending.text}); "
                                  f"answer one of {', '.join(self.pending.options)}")
             self._splitter.withdraw(event)
-            shot = last.item.answered(self.pending.id, answer)
-            return self._record(last.before, shot, self.engine.judge(last.before, shot), replace_last=True)
+            question = self.pending
+            shot = last.item.answered(question.id, answer)
+            d = self.engine.judge(last.before, shot)
+            if isinstance(event, Answer) and event.assumed:
+                d = dataclasses.replace(d, explanation=f"no answer to {question.id} ({question.text}): the camera's reading "
+                                                       f"{answer!r} assumed: {d.explanation}")
+            return self._record(last.before, shot, d, replace_last=True)
         if isinstance(event, Answer):
             raise RulesError(f"{name}: {at} to {event.question!r}, but no question is pending")
         if last is not None and isinstance(last.item, Shot) and self.engine.corrects(self.state, last.decision, event):

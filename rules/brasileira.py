@@ -496,7 +496,7 @@ class BrasileiraRules(Engine):
             if isinstance(e, Unobserved) and e.until_s > shot.t_s:
                 doubts.append(Doubt(Question.about(
                     n, "unobserved", f"shot {n} overlaps an unobserved moment ({e.reason or 'no reason given'}): confirm the camera's events?",
-                    ("confirm",)), "unobserved"))
+                    ("confirm",), default="confirm"), "unobserved"))
                 break
         contacts = [e for e in shot.events if isinstance(e, BallBall) and self.cue in (e.a, e.b)]
         first = other(contacts[0], self.cue) if contacts else None
@@ -504,7 +504,8 @@ class BrasileiraRules(Engine):
             sure = next((i for i, c in enumerate(contacts) if c.confidence >= threshold), None)
             candidates = dict.fromkeys(other(c, self.cue) for c in contacts[: None if sure is None else sure + 1])
             options = tuple(candidates) + (() if sure is not None else ("none",))
-            doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {' or '.join(options)}?", options), "first_contact"))
+            doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {' or '.join(options)}?", options,
+                                         default=options[0]), "first_contact"))
         pots: list[tuple[str, str]] = []
         for p in sorted((e for e in shot.events if isinstance(e, Pot)), key=lambda p: p.t_s):
             if p.pocket not in self.pockets:
@@ -513,14 +514,16 @@ class BrasileiraRules(Engine):
                 raise RulesError(f"{GAME}: shot {n}: the {p.ball} is potted twice (at {p.t_s:.2f}s again)")
             pots.append((p.ball, p.pocket))
             if p.confidence < threshold:
-                doubts.append(Doubt(Question.about(n, "pot", f"shot {n}: did the {p.ball} drop in {p.pocket}?", ("yes", "no"), p.ball), "pot", p.ball))
+                doubts.append(Doubt(Question.about(n, "pot", f"shot {n}: did the {p.ball} drop in {p.pocket}?", ("yes", "no"), p.ball,
+                                                     default=Question.seen(p.confidence)), "pot", p.ball))
         off: dict[str, float] = {}
         for e in shot.events:
             if isinstance(e, OffTable):
                 off[e.ball] = max(off.get(e.ball, 0.0), e.confidence)
         for b, conf in off.items():
             if conf < threshold:
-                doubts.append(Doubt(Question.about(n, "off_table", f"shot {n}: did the {b} leave the table?", ("yes", "no"), b), "off_table", b))
+                doubts.append(Doubt(Question.about(n, "off_table", f"shot {n}: did the {b} leave the table?", ("yes", "no"), b,
+                                                     default=Question.seen(conf)), "off_table", b))
         first_t = contacts[0].t_s if contacts else math.inf
         seen: dict[tuple[Foul, str], float] = {}
         for e in shot.events:
@@ -537,7 +540,8 @@ class BrasileiraRules(Engine):
             if conf < threshold:
                 text = {Foul.DOUBLE_HIT: f"did the cue touch the {ball} again", Foul.JUMP_SHOT: "did the cue ball jump before its first contact",
                         Foul.BALL_TOUCHED: f"was the {ball} moved without a contact"}[foul]
-                doubts.append(Doubt(Question.about(n, foul.value, f"shot {n}: {text}?", ("yes", "no"), ball), "foul", f"{foul.value}:{ball}"))
+                doubts.append(Doubt(Question.about(n, foul.value, f"shot {n}: {text}?", ("yes", "no"), ball,
+                                                     default=Question.seen(conf)), "foul", f"{foul.value}:{ball}"))
         noms = [e for e in shot.inputs(Nomination) if e.t_s <= shot.t_s]
         nomination = (noms[-1].ball, noms[-1].pocket) if noms else None  # type: ignore[attr-defined]
         if shot.struck not in known:
@@ -631,7 +635,8 @@ class BrasileiraRules(Engine):
                 key = Question.key(n, "snooker")
                 snookered = answers[key] == "yes" if key in answers else self._snookered(facts.end_positions, respots, remaining, cue_gone)
                 if snookered is None:
-                    q = Question(key, f"shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"))
+                    q = Question(key, f"shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"),
+                                 "no")  # unproven: no free ball
                     return BrasileiraDecision(pending=q, **common)
                 if snookered:
                     reasons.append(f"{opp} is snookered on the {self.ball_on(remaining)}")

@@ -696,7 +696,8 @@ class FichaRules(Engine):
                 if e.confidence < s.options.min_confidence:
                     key = Question.key(shot.index, "touched_before", i, e.ball)
                     if key not in answers:
-                        q = Question(key, f"ficha 5.6: was {e.ball} touched before shot {shot.index} (at {e.t_s:.2f}s)?", ("yes", "no"))
+                        q = Question(key, f"ficha 5.6: was {e.ball} touched before shot {shot.index} (at {e.t_s:.2f}s)?", ("yes", "no"),
+                                     Question.seen(e.confidence))
                         return self._pending(state, shot, q)
                     if answers[key] == "no":
                         continue
@@ -733,7 +734,7 @@ class FichaRules(Engine):
                     key = Question.key(shot.index, "placed_back", i, e.ball)
                     if key not in answers:
                         q = Question(key, f"ficha 4.2, 5.2: {e.ball} was {where} and is put back on the table at {e.t_s:.2f}s: "
-                                          "is it back in play (the record was wrong)?", ("yes", "no"))
+                                          "is it back in play (the record was wrong)?", ("yes", "no"), "no")
                         return self._pending(state, shot, q)
                     if answers[key] == "no":
                         continue
@@ -767,7 +768,8 @@ class FichaRules(Engine):
                 missing = [b for b in left if pos and b not in pos]
                 options = tuple(missing + [b for b in left if b not in missing])
                 hint = f" ({missing[0]} is not on the table at the strike)" if len(missing) == 1 else ""
-                q = Question(key, f"ficha 5.2: which of {s.sides[side]}'s balls was removed as the penalty?{hint}", options)
+                q = Question(key, f"ficha 5.2: which of {s.sides[side]}'s balls was removed as the penalty?{hint}", options,
+                             missing[0] if len(missing) == 1 else None)
                 return self._pending(state, shot, q)
             ball = answers[key]
             if ball not in left:
@@ -823,7 +825,7 @@ class FichaRules(Engine):
                     key = Question.key(shot.index, "4.4.1")
                     if key not in answers:
                         return pend(Question(key, f"ficha 4.4.1: the cue ball has no straight path to any of {s.sides[target_side]}'s balls "
-                                                  f"and no cushion within reach: frame to {s.sides[opp]}?", ("yes", "no")))
+                                                  f"and no cushion within reach: frame to {s.sides[opp]}?", ("yes", "no"), "yes"))
                     if answers[key] == "yes":
                         return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "snookered",
                                                 f"{s.sides[side]} snookered with no path to a ball or a cushion (confirmed)",
@@ -838,7 +840,7 @@ class FichaRules(Engine):
                 key = Question.key(shot.index, "4.3")
                 if key not in answers:
                     return pend(Question(key, f"ficha 4.3: {s.sides[side]}'s last ball {covered[0]} is covered in pocket {covered[1]} "
-                                              f"by {', '.join(covered[2])}: frame to {s.sides[opp]}?", ("yes", "no")))
+                                              f"by {', '.join(covered[2])}: frame to {s.sides[opp]}?", ("yes", "no"), "yes"))
                 if answers[key] == "yes":
                     return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "covered",
                                             f"{s.sides[side]}'s last ball {covered[0]} covered in {covered[1]} by {', '.join(covered[2])} (confirmed)",
@@ -920,7 +922,7 @@ class FichaRules(Engine):
             if s.owner(p1.ball) != s.owner(p2.ball) and p2.t_s - p1.t_s < opt.pot_order_tolerance_s:
                 key = Question.key(shot.index, "last_pot")
                 if key not in answers:
-                    return pend(Question(key, f"ficha 4.2: which dropped last, {p1.ball} or {p2.ball}?", (p2.ball, p1.ball)))
+                    return pend(Question(key, f"ficha 4.2: which dropped last, {p1.ball} or {p2.ball}?", (p2.ball, p1.ball), p2.ball))
                 if answers[key] == p1.ball:
                     object_pots[-2:] = [p2, p1]
 
@@ -1039,7 +1041,7 @@ class FichaRules(Engine):
             alt = next((b for b in contact_balls if b != first), "none")
             options = (first, alt) if alt == "none" else (first, alt, "none")
             if key not in answers:
-                return Question(key, f"ficha 5.2: first contact {first} or {alt}?", options)
+                return Question(key, f"ficha 5.2: first contact {first} or {alt}?", options, first)
             first = None if answers[key] == "none" else answers[key]
             if first is None:
                 first_t = None
@@ -1051,7 +1053,7 @@ class FichaRules(Engine):
                 return True
             key = Question.key(shot.index, e.kind, i)
             if key not in answers:
-                return Question(key, text, ("yes", "no"))
+                return Question(key, text, ("yes", "no"), Question.seen(e.confidence))
             return answers[key] == "yes"
 
         pots: list[Pot] = []
@@ -1277,7 +1279,7 @@ class FichaRules(Engine):
         end_t = shot.end.t_s if shot.end is not None else math.inf
         if shot.end is None and Question.key(shot.index, "unfinished") not in answers:
             return Question(Question.key(shot.index, "unfinished"), f"ficha 4.1: shot {shot.index} never came to rest in the log; the camera's call: "
-                                                         f"{d.explanation}. Accept it (or override)?", ("accept",))
+                                                         f"{d.explanation}. Accept it (or override)?", ("accept",), "accept")
         for e in shot.events + shot.before:
             if isinstance(e, Unobserved) and e.t_s <= end_t and e.until_s >= shot.t_s:
                 key = Question.key(shot.index, "unobserved")
@@ -1285,7 +1287,7 @@ class FichaRules(Engine):
                     return None
                 why = f" ({e.reason})" if e.reason else ""
                 return Question(key, f"shot {shot.index} was not fully seen ({e.t_s:.2f}-{e.until_s:.2f}s{why}); the camera's call: "
-                                     f"{d.explanation}. Accept it (or override)?", ("accept",))
+                                     f"{d.explanation}. Accept it (or override)?", ("accept",), "accept")
         return None
 
     # ---- operator inputs ------------------------------------------------------------------------

@@ -41,6 +41,7 @@ EXAMPLES = [
     ev.InvokeEndgame(t_s=5.9, player="A"),
     ev.Answer(t_s=6.0, question="q3", answer="r2"),
     ev.Override(t_s=6.1, field="fouls", value="none", note="referee saw a fair hit"),
+    ev.UndoCall(t_s=6.2, reason="a practice stroke taken for a shot"),
 ]
 
 

@@ -95,6 +95,7 @@ __all__ = [
     "InvokeEndgame",
     "Answer",
     "Override",
+    "UndoCall",
     "LogHeader",
     "EventLogError",
     "EVENT_KINDS",
@@ -432,11 +433,14 @@ class InvokeEndgame(OperatorInput):
 
 @_event
 class Answer(OperatorInput):
-    """The operator's answer to a pending question (its id as the engine gave it)."""
+    """The operator's answer to a pending question (its id as the engine gave it). ``assumed``: no
+    operator answered before the next shot (or the end of a recorded video), so the run took the
+    question's default, the camera's own reading, to go on; a review may correct it."""
 
     kind: ClassVar[str] = "answer"
     question: Text
     answer: Text
+    assumed: bool = False
 
 
 @_event
@@ -450,10 +454,20 @@ class Override(OperatorInput):
     note: FreeText = ""
 
 
+@_event
+class UndoCall(OperatorInput):
+    """The operator takes the referee's last call back, for ``reason`` (a practice stroke the camera took
+    for a shot, an input given by mistake): the match returns to before that call, which is kept with
+    the reason (:meth:`rules.base.Referee.undo`)."""
+
+    kind: ClassVar[str] = "undo"
+    reason: FreeText
+
+
 _KINDS = (
     ShotStart, CueContact, BallBall, BallCushion, Pot, OffTable, Returned, Jump, PinDown, PinMoved,
     BallPlaced, BallRemoved, BallTouched, AtRest, Unobserved,
-    Nomination, Concession, Warning, RemovalChoice, OperatorFoul, PlayAgain, RebreakChoice, Interference,
+    Nomination, Concession, Warning, RemovalChoice, OperatorFoul, PlayAgain, RebreakChoice, Interference, UndoCall,
     BarDropped, InvokeEndgame, Answer, Override,
 )
 EVENT_KINDS: Mapping[str, type[Event]] = MappingProxyType({cls.kind: cls for cls in _KINDS})

@@ -28,16 +28,16 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from calibration.table import TableProfile
 from cueref.errors import UserError
 from cueref.live.board import INPUTS, Board, spoken
-from cueref.pipeline import FrameResult, LiveInputs, PipelineConfig, SourceGap, Stages, UndoRequest, run
+from cueref.pipeline import FrameResult, LiveInputs, PipelineConfig, SourceGap, Stages, run
 from cueref.video import Frame
-from tracking.events import Answer, Event, Nomination, OperatorInput, event_from_dict
+from tracking.events import Answer, Event, Nomination, OperatorInput, UndoCall, event_from_dict
 
 __all__ = ["InputError", "LiveSession", "Announcer"]
 
 log = logging.getLogger(__name__)
 
 BALLS_HZ = 15.0  # how often the table diagram is sent while nothing else changes
-LIVE = PipelineConfig(queue_frames=0, eager=True)  # the source reads in its own thread; each result is given at once
+LIVE = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)  # the source reads in its own thread; each result is given at once
 
 
 class InputError(ValueError):
@@ -86,7 +86,7 @@ class LiveSession:
             raise InputError("undo: give the reason (it is recorded with the match)")
         if not self.stages.referee.history:
             raise InputError("undo: there is no call to undo yet")
-        self.inputs.put(UndoRequest(reason.strip()))
+        self.inputs.put(UndoCall(t_s=0.0, reason=reason.strip()))
         log.info("undo queued: %s", reason)
 
     def _check(self, e: OperatorInput) -> None:

@@ -11,13 +11,13 @@ import pytest
 
 from cueref.calls import merge_by_time
 from cueref.compare import compare
-from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, UndoRequest, run
+from cueref.pipeline import LiveInputs, PipelineConfig, PipelineError, SourceGap, Stages, run
 from cueref.video import Frame
 from tests.live._live import BLANK, unsure_first_contact
 from tests.pipeline.test_pipeline import truth_frames
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
-from rules.base import Undo
-from tracking.events import Answer, BallCushion, Concession, Nomination, Unobserved
+from rules.base import Undo, replay
+from tracking.events import Answer, BallCushion, Concession, Nomination, UndoCall, Unobserved
 from tracking.events import Warning as MisconductWarning
 
 LATENCY_S = 0.4  # the stand-in inferer gives each event this late; its watermark follows the frames as late
@@ -46,7 +46,7 @@ def live_run(clip, given, gaps=(), inferer=None):
             last = t
             yield Frame(i, t, BLANK)
 
-    config = PipelineConfig(queue_frames=0, eager=True)
+    config = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)
     s = stages(clip) if inferer is None else Stages(TruthDetector(clip), TruthTracker(clip), inferer, clip.referee())
     for r in run(frames(), s, config=config, inputs=inputs):
         results.append(r)
@@ -102,17 +102,23 @@ def test_inputs_given_together_keep_their_order():
 def test_an_undo_takes_the_last_call_back_in_its_place_in_the_log():
     """ficha/frame: shot 0 is called at 4.07 s (given 0.4 s later); the operator undoes it at 4.6 s with a
     reason, before shot 1 starts (5.27 s). The undo's call names the call withdrawn and the reason, the
-    match is where it was before shot 0, and the undo is no event of the log. An undo with nothing to
-    take back is refused and reported."""
+    match is where it was before shot 0, and the undo is in the log, so a replay of the log through the
+    rules alone takes the call back too. An undo with nothing to take back is refused, reported and left
+    out of the log."""
     clip = load_clip("ficha/frame")
-    results = live_run(clip, {0.5: lambda _: UndoRequest("nothing called yet"),
-                              4.6: lambda _: UndoRequest("the camera saw a practice stroke")})
+    results = live_run(clip, {0.5: lambda _: UndoCall(t_s=0.0, reason="nothing called yet"),
+                              4.6: lambda _: UndoCall(t_s=0.0, reason="the camera saw a practice stroke")})
     steps = [s for r in results for s in r.steps]
     undo = steps[1]
     assert isinstance(undo.decision, Undo) and undo.decision.withdrawn == steps[0].decision
     assert "practice stroke" in undo.decision.explanation and undo.decision.t_s >= 4.6
     assert undo.state == clip.referee().state  # before shot 0
-    assert logged(results) == clip.camera_events
+    (kept,) = [e for e in logged(results) if isinstance(e, UndoCall)]
+    assert kept.reason == "the camera saw a practice stroke" and kept.t_s >= 4.6
+    assert [e for e in logged(results) if e is not kept] == clip.camera_events
+    before_shot_1 = [e for e in logged(results) if e.t_s < 5.2]
+    replayed = [s.decision for s in replay(clip.referee().engine, before_shot_1, clip.players, clip.options)]
+    assert [d.explanation for d in replayed] == [s.decision.explanation for s in steps[:2]]
     problems = [p for r in results for p in r.problems]
     assert problems[0].startswith("undo at 0.5") and "no call to undo" in problems[0]
 
@@ -202,7 +208,7 @@ def test_an_eager_run_gives_each_result_before_reading_the_next_frame():
             read.append(i)
             yield Frame(i, float(t), BLANK)
 
-    config = PipelineConfig(queue_frames=0, eager=True)
+    config = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)
     results = []
     for r in run(frames(), stages(clip), config=config):
         assert r.end_only or read[-1] == r.index  # the frame after it is not read yet

@@ -23,7 +23,7 @@ from cueref.pipeline import FrameResult, PipelineConfig, PipelineError, Stages, 
 from cueref.video import Frame, VideoReader
 from rules.base import RulesError
 from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, load_clip
-from tracking.events import AtRest, ShotStart, Unobserved
+from tracking.events import Answer, AtRest, ShotStart, Unobserved
 from vision.types import BallDetections, FrameDetections
 
 BLANK = np.zeros((8, 8, 3), np.uint8)
@@ -105,8 +105,12 @@ def test_a_bumped_camera_gives_an_unobserved_span_and_a_recalibration():
     assert invalid and span.t_s == invalid[0] and span.until_s > invalid[-1]
     assert len(stages.detector.recalibrations) >= 1
     assert any(r.calibration == "recalibrated" for r in results)
-    (shot,) = [s.decision for r in results for s in r.steps if s.decision.shot == 0]
-    assert shot.pending is not None  # the engine asks before calling a shot it partly did not see
+    asked, assumed = [s.decision for r in results for s in r.steps if s.decision.shot == 0]
+    assert asked.pending is not None  # the engine asks before calling a shot it partly did not see
+    # nobody answers in a recorded run: at the end of the video the camera's reading is taken, and said so
+    (answer,) = [e for r in results for e in r.events if isinstance(e, Answer)]
+    assert answer.assumed and answer.question == asked.pending.id and answer.answer == asked.pending.default
+    assert assumed.pending is None and "assumed" in assumed.explanation and asked.pending.id in assumed.explanation
 
 
 class _Failing:
