@@ -63,7 +63,6 @@ class TrackerConfig:
     name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
     hidden_coast_s: float = 120.0  # a ball under a hand or an arm is kept this long
-    hidden_depth: float = 0.5  # ... one whose centre lies this many radii inside the occluder's outline
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
     restitution: float = 0.8  # cushion restitution for predicting a bounce
     ball_restitution: float = 0.93  # ball-ball restitution for predicting a collision
@@ -75,7 +74,7 @@ class _Track:
     """One ball candidate or named ball (internal, mutable)."""
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
-                 "moving", "hyp", "score", "seen_xy", "left_cloth")
+                 "moving", "hyp", "score", "seen_xy", "left_cloth", "at_occluder")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -94,6 +93,7 @@ class _Track:
         self.score = 0.0
         self.seen_xy = kf.x[[0, 2]].copy()  # the filtered position when it was last measured
         self.left_cloth = False  # its prediction ran off the playing surface (a pocket, over a cushion)
+        self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
 
     @property
     def xy(self) -> np.ndarray:
@@ -173,8 +173,9 @@ class BallTracker:
         step = round(dt, 6)  # the same step hits the cache of F and Q
         tr.kf.predict(F=transition(step), Q=process_noise(step, self._accel(tr)))
         tr.t_s = t
-        if tr.moving:
-            # mirror the prediction at the cushions it reached (up to two: a corner)
+        if tr.moving and tr.state != TrackState.AIRBORNE:
+            # mirror the prediction at the cushions it reached (up to two: a corner); a ball in the
+            # air flies over them
             start = before[[0, 2]]
             for _ in range(2):
                 hits = self.geometry.bounce(start, tr.xy - start)
@@ -345,7 +346,7 @@ class BallTracker:
                 tr.moving = float(np.linalg.norm(tr.v)) > cfg.rest_speed_mm_s
             tr.t_s = t
             tr.hits |= 1
-            tr.left_cloth = False
+            tr.left_cloth = tr.at_occluder = False
             tr.last_seen_t = t
             tr.z = zj.copy()
             tr.seen_xy = tr.xy.copy()
@@ -387,7 +388,7 @@ class BallTracker:
         if gap <= self._step_s * 1.5:
             return self.config.max_speed_mm_s * gap + 2 * self.R
         speed = float(np.linalg.norm(tr.v))
-        if tr.state == TrackState.OCCLUDED:
+        if tr.state == TrackState.OCCLUDED or tr.at_occluder:
             return max(1.5 * speed, 1500.0) * min(gap, 0.3) + 2 * self.R
         return (1.5 * speed + 300.0) * gap + 2 * self.R
 
@@ -440,11 +441,12 @@ class BallTracker:
             if tr.state == TrackState.IN_POCKET:
                 continue
             near_hidden = len(hidden_xy) > 0 and float(np.min(np.linalg.norm(hidden_xy - xy, axis=1))) < 3 * self.R
-            # hidden: its centre well inside an occluder that can cover a ball (a hand, an arm); a cue,
-            # or a blob smaller than a ball (one dropping into a pocket), leaves it in view: vision sees
-            # it or has lost it
-            under = any(polygon_distance(poly, xy[None])[0] < -self.config.hidden_depth * self.R
-                        and outline_width(poly) >= 2 * self.R for poly in dets.occluders)
+            # hidden: under an occluder that can cover a ball (a hand, an arm); a cue, or a blob smaller
+            # than a ball (one dropping into a pocket), leaves it in view: vision sees it or has lost it
+            # (but a ball a cue is at may just have been struck: it is looked for further)
+            dist = [polygon_distance(poly, xy[None])[0] for poly in dets.occluders]
+            under = any(d < self.R and outline_width(poly) >= 2 * self.R for d, poly in zip(dist, dets.occluders))
+            tr.at_occluder = any(d < self.R for d in dist)
             if under or near_hidden:
                 tr.state = TrackState.OCCLUDED
                 if not tr.moving:
