@@ -10,7 +10,8 @@ as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, 
 jumps, balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's
 events come out then, a fraction of a second after the last ball stopped. An episode whose first
 ball was not struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch.
-Frames vision could not read become ``unobserved`` spans. Events come out in time order.
+Frames vision could not read become ``unobserved`` spans, except inside a shot where nothing could
+happen in them (every ball at rest or rolling on, clear of everything). Events come out in time order.
 
 One module per kind of event: ``contact``, ``frozen``, ``cushion``, ``pot``, ``off_table``,
 ``jump``, ``pin``, ``touched``, ``double_hit``; ``segments`` fits the pieces of free motion they
@@ -176,7 +177,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     return events
 
 
-def quiet_gap(ctx: ShotContext, t0: float, t1: float) -> bool:
+def _quiet_gap(ctx: ShotContext, t0: float, t1: float) -> bool:
     """Whether frames that could not be read from ``t0`` to ``t1`` hid nothing of the shot: every ball
     was at rest through them, or rolling on one piece of free motion across them (the same motion
     before and after), and no rolling ball came near a cushion, a pocket or another ball meanwhile.
@@ -536,7 +537,7 @@ class EventInferer:
         return True
 
     def _drop_quiet_gaps(self, frames: ShotFrames) -> None:
-        """Unreadable spans inside the shot that hid nothing (:func:`quiet_gap`) are no gap in what is
+        """Unreadable spans inside the shot that hid nothing (:func:`_quiet_gap`) are no gap in what is
         known of it: they leave the log (the rules engine would ask about the shot for nothing)."""
         spans = [q for q in self._queue if isinstance(q[2], Unobserved) and q[2].reason == UNREADABLE
                  and frames.t[0] < q[2].t_s and q[2].until_s < frames.t[-1]]
@@ -544,7 +545,7 @@ class EventInferer:
             return
         ctx = build_context(frames, self.ids, self.geometry, self.config)
         for q in spans:
-            if quiet_gap(ctx, q[2].t_s, q[2].until_s):
+            if _quiet_gap(ctx, q[2].t_s, q[2].until_s):
                 log.info("frames from %.2f s to %.2f s could not be read, but nothing could happen in them", q[2].t_s, q[2].until_s)
                 self._queue.remove(q)
 
