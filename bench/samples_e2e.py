@@ -1,3 +1,12 @@
+"""The sample clips refereed from video end to end (vision, tracking, inference, rules) and their
+decisions compared with the scripted ones (``NAME.truth.json`` ``expected_decisions``).
+
+    PYTHONPATH=. python bench/samples_e2e.py ficha/jump hard/two-pots   # some clips
+    PYTHONPATH=. python bench/samples_e2e.py                            # every sample clip
+
+The run folders (events.jsonl, decisions.jsonl ...) go to ``$E2E_OUT/<clip>/`` (default /tmp/e2e).
+The expectations are independent: the simulator's rules engine made them when it played the clip.
+"""
 import json, sys, time, glob, os
 from pathlib import Path
 from types import SimpleNamespace
@@ -6,6 +15,12 @@ from cueref.compare import compare
 from tests.pipeline._standins import load_clip
 from tracking.events import write_events
 ROOT = Path(os.environ.get("E2E_OUT", "/tmp/e2e"))
+
+
+def _decision(d: dict) -> SimpleNamespace:
+    """A decision read back from decisions.jsonl, with the calls before its shot (``prior``) read too."""
+    return SimpleNamespace(**{**d, "prior": tuple(_decision(p) for p in d.get("prior") or ())})
+
 os.environ["CUEREF_STORE"] = str(ROOT / "store.sqlite")
 names = sys.argv[1:] or sorted(str(Path(p).relative_to("sample_videos").with_suffix("")) for p in glob.glob("sample_videos/*/*.mp4"))
 bad = 0
@@ -13,14 +28,13 @@ for n in names:
     clip = load_clip(n)
     out = ROOT / n
     game = clip.truth.raw["game"]
-    args = ["referee", str(clip.video), "--game", game, "--out", str(out), "--no-video"]
-    args = ["-q"] + args
+    args = ["referee", str(clip.video), "--game", game, "--out", str(out), "--no-video", "--overwrite"]
+    args = ["-q"] + args + ["--players", ",".join(clip.players)]
+    for k, v in clip.options.items():  # the match's rules options (a frame started mid-way ...)
+        args += ["--option", f"{k}={v if isinstance(v, str) else json.dumps(v)}"]
     if clip.calls:
         write_events(out.parent / (out.name + ".calls.jsonl"), clip.calls) if out.parent.mkdir(parents=True, exist_ok=True) or True else None
         args += ["--calls", str(out.parent / (out.name + ".calls.jsonl"))]
-    args += ["--players", ",".join(clip.truth.raw["players"]), "--overwrite"]
-    for k, v in clip.truth.raw.get("options", {}).items():
-        args += ["--option", f"{k}={v}"]
     prof = clip.truth.raw.get("profile")
     if prof and prof != game:
         args += ["--table", prof]
@@ -34,7 +48,7 @@ for n in names:
         rc = e.code
     dt = time.time() - t
     try:
-        got = [SimpleNamespace(**json.loads(l)) for l in (out / "decisions.jsonl").read_text().splitlines()]
+        got = [_decision(json.loads(l)) for l in (out / "decisions.jsonl").read_text().splitlines()]
         diffs = compare(got, clip.expected)
     except Exception as e:
         diffs = [f"no decisions: {e}"]

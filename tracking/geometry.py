@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Sequence
 
 import cv2
 import numpy as np
 
 from calibration.table import TableProfile
 
-__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated"]
+__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated", "outline_width", "cue_sticks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +152,69 @@ def elongated(polygon: np.ndarray, min_length_mm: float, max_width_mm: float) ->
     d = np.array([math.cos(a), math.sin(a)]) * length / 2
     c = np.array([cx, cy], dtype=np.float64)
     return (length >= min_length_mm and width <= max_width_mm), c - d, c + d
+
+
+def outline_width(polygon: np.ndarray) -> float:
+    """The short side of a polygon's minimum-area rectangle (mm): the widest thing it can cover."""
+    pts = np.asarray(polygon, dtype=np.float32).reshape(-1, 2)
+    if len(pts) < 3:
+        return 0.0
+    return float(min(cv2.minAreaRect(pts)[1]))
+
+
+def cue_sticks(polygons: Sequence[np.ndarray], min_length_mm: float, max_width_mm: float,
+               gap_mm: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The cues among one frame's occluder outlines, as the two ends of each (``(2,)`` arrays).
+
+    A ball the cue passes over, an arm across it or a lamp's glare cut one cue into several outlines,
+    or merge a piece of it into an arm's: each narrow outline (at most ``max_width_mm`` wide) is
+    followed along its long axis, through any outline and across gaps shorter than ``gap_mm``, to
+    where the cue really ends. Without that, the piece behind a ball the cue passes over ends at that
+    ball and looks like a tip there. A cue is at least ``min_length_mm`` long in all; two narrow
+    outlines followed to the same ends are one cue."""
+    polys = [np.asarray(p, dtype=np.float32).reshape(-1, 1, 2) for p in polygons]
+    polys = [p for p in polys if len(p) >= 3]
+    out: list[tuple[np.ndarray, np.ndarray]] = []
+    for p in polys:
+        narrow, a, b = elongated(p, 0.0, max_width_mm)
+        if not narrow or float(np.linalg.norm(b - a)) < 1e-6:
+            continue
+        u = (b - a) / float(np.linalg.norm(b - a))
+        a, b = _follow(polys, a, -u, gap_mm, max_width_mm / 2), _follow(polys, b, u, gap_mm, max_width_mm / 2)
+        if float(np.linalg.norm(b - a)) < min_length_mm:
+            continue
+        if any(min(np.linalg.norm(a - c) + np.linalg.norm(b - d), np.linalg.norm(a - d) + np.linalg.norm(b - c)) < max_width_mm
+               for c, d in out):
+            continue  # another piece of a cue already found
+        out.append((a, b))
+    return out
+
+
+def _outline_points(pts: np.ndarray, step_mm: float) -> np.ndarray:
+    """Points along a closed outline, at most ``step_mm`` apart (its corners included)."""
+    nxt = np.roll(pts, -1, axis=0)
+    out = [pts]
+    for k in range(1, int(np.ceil(np.max(np.linalg.norm(nxt - pts, axis=1)) / step_mm))):
+        f = k * step_mm / np.maximum(np.linalg.norm(nxt - pts, axis=1), 1e-9)
+        out.append((pts + f[:, None] * (nxt - pts))[f < 1])
+    return np.concatenate(out)
+
+
+def _follow(polys: list[np.ndarray], end: np.ndarray, u: np.ndarray, gap_mm: float, aside_mm: float) -> np.ndarray:
+    """How far a cue ending at ``end`` goes on along ``u``: through every outline with corners within
+    ``aside_mm`` of the line (a piece's axis is known to a few degrees) that starts less than
+    ``gap_mm`` past the furthest point reached so far."""
+    n = np.array([-u[1], u[0]])
+    spans = []
+    for p in polys:
+        rel = _outline_points(p.reshape(-1, 2).astype(np.float64), 8.0) - end
+        on_line = np.abs(rel @ n) <= aside_mm
+        if np.any(on_line):
+            along = rel[on_line] @ u
+            spans.append((float(along.min()), float(along.max())))
+    reach = 0.0
+    for lo, hi in sorted(spans):
+        if lo > reach + gap_mm:
+            break
+        reach = max(reach, hi)
+    return end + reach * u

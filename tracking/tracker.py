@@ -33,7 +33,7 @@ import numpy as np
 
 from calibration.table import TableProfile
 from tracking.associate import associate
-from tracking.geometry import TableGeometry, polygon_distance
+from tracking.geometry import TableGeometry, outline_width, polygon_distance
 from tracking.kalman import ball_filter, process_noise, reflect, transition
 from tracking.tracks import Tracks, TrackState
 from vision.types import UNCERTAIN, BallState, FrameDetections
@@ -64,7 +64,7 @@ class TrackerConfig:
     name_steady_s: float = 0.2  # ... or when it has been seen at rest in one place, in one colour, this long (a dim ball, its edge lost in its shadow) ...
     steady_min_score: float = 0.5  # ... with a mean score above this (vision scores a ball it found only as a blob, or remembers, 0.5: a resting hand's fingertip)
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
-    hidden_coast_s: float = 120.0  # a ball under a cue, hand or arm is kept this long
+    hidden_coast_s: float = 120.0  # a ball under a hand or an arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
     restitution: float = 0.8  # cushion restitution for predicting a bounce
     ball_restitution: float = 0.93  # ball-ball restitution for predicting a collision
@@ -77,7 +77,8 @@ class _Track:
     """One ball candidate or named ball (internal, mutable)."""
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
-                 "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t")
+                 "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t",
+                 "at_occluder")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -101,6 +102,7 @@ class _Track:
         self.steady_xy = self.seen_xy.copy()
         self.steady_label = ""
         self.steady_t = t_s
+        self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
 
     @property
     def xy(self) -> np.ndarray:
@@ -180,15 +182,9 @@ class BallTracker:
         step = round(dt, 6)  # the same step hits the cache of F and Q
         tr.kf.predict(F=transition(step), Q=process_noise(step, self._accel(tr)))
         tr.t_s = t
-        if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
-            # a ball leaving the cloth (into a pocket, over a cushion) is not followed beyond it, and
-            # only comes back close to where it left (a rattle in the jaws)
-            tr.kf.x = before
-            tr.kf.x[[1, 3]] = 0.0
-            tr.moving = False
-            tr.left_cloth = True
-        if tr.moving:
-            # mirror the prediction at the cushions it reached (up to two: a corner)
+        if tr.moving and tr.state != TrackState.AIRBORNE:
+            # mirror the prediction at the cushions it reached (up to two: a corner); a ball in the
+            # air flies over them
             start = before[[0, 2]]
             for _ in range(2):
                 hits = self.geometry.bounce(start, tr.xy - start)
@@ -198,6 +194,14 @@ class BallTracker:
                 reflect(tr.kf, axis, line, self.config.restitution)
                 start = start.copy()
                 start[axis] = line
+        if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
+            # a ball leaving the cloth where no cushion sends it back (into a pocket's mouth) is not
+            # followed beyond it, and only comes back close to where it left (a rattle in the jaws);
+            # (after the mirroring: a fast ball near a cushion bounces off it, it does not leave)
+            tr.kf.x = before
+            tr.kf.x[[1, 3]] = 0.0
+            tr.moving = False
+            tr.left_cloth = True
 
     def _collision_hypotheses(self, step_s: float) -> None:
         """For pairs of tracks whose centres come 2R apart during the last ``step_s`` seconds, the
@@ -351,7 +355,7 @@ class BallTracker:
                 tr.moving = float(np.linalg.norm(tr.v)) > cfg.rest_speed_mm_s
             tr.t_s = t
             tr.hits |= 1
-            tr.left_cloth = False
+            tr.left_cloth = tr.at_occluder = False
             tr.last_seen_t = t
             tr.z = zj.copy()
             tr.seen_xy = tr.xy.copy()
@@ -398,7 +402,7 @@ class BallTracker:
         if gap <= self._step_s * 1.5:
             return self.config.max_speed_mm_s * gap + 2 * self.R
         speed = float(np.linalg.norm(tr.v))
-        if tr.state == TrackState.OCCLUDED:
+        if tr.state == TrackState.OCCLUDED or tr.at_occluder:
             return max(1.5 * speed, 1500.0) * min(gap, 0.3) + 2 * self.R
         return (1.5 * speed + 300.0) * gap + 2 * self.R
 
@@ -451,7 +455,12 @@ class BallTracker:
             if tr.state == TrackState.IN_POCKET:
                 continue
             near_hidden = len(hidden_xy) > 0 and float(np.min(np.linalg.norm(hidden_xy - xy, axis=1))) < 3 * self.R
-            under = any(polygon_distance(poly, xy[None])[0] < self.R for poly in dets.occluders)
+            # hidden: under an occluder that can cover a ball (a hand, an arm); a cue, or a blob smaller
+            # than a ball (one dropping into a pocket), leaves it in view: vision sees it or has lost it
+            # (but a ball a cue is at may just have been struck: it is looked for further)
+            dist = [polygon_distance(poly, xy[None])[0] for poly in dets.occluders]
+            under = any(d < self.R and outline_width(poly) >= 2 * self.R for d, poly in zip(dist, dets.occluders))
+            tr.at_occluder = any(d < self.R for d in dist)
             if under or near_hidden:
                 tr.state = TrackState.OCCLUDED
                 if not tr.moving:

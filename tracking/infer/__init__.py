@@ -10,7 +10,8 @@ as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, 
 jumps, balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's
 events come out then, a fraction of a second after the last ball stopped. An episode whose first
 ball was not struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch.
-Frames vision could not read become ``unobserved`` spans. Events come out in time order.
+Frames vision could not read become ``unobserved`` spans, except inside a shot where nothing could
+happen in them (every ball at rest or rolling on, clear of everything). Events come out in time order.
 
 One module per kind of event: ``contact``, ``frozen``, ``cushion``, ``pot``, ``off_table``,
 ``jump``, ``pin``, ``touched``, ``double_hit``; ``segments`` fits the pieces of free motion they
@@ -49,6 +50,8 @@ __all__ = ["InferConfig", "EventInferer", "analyse_shot"]
 
 log = logging.getLogger(__name__)
 
+UNREADABLE = "the frames could not be read against the table"
+
 
 @dataclass(frozen=True, slots=True)
 class InferConfig:
@@ -74,12 +77,14 @@ class InferConfig:
     piece_penalty: float = 12.0  # the residual (in noise units squared) one more piece must remove ...
     piece_penalty_log: float = 3.0  # ... plus this times the log of the number of measurements (BIC)
     min_dv_mm_s: float = 60.0  # a smaller change of velocity is no event
+    max_accel_mm_s2: float = 50000.0  # no piece of free motion turns harder (sliding friction: about 3000)
     # contacts
     contact_tol_mm: float = 8.0  # two paths this close to one ball width apart may touch
     contact_time_tol_s: float = 0.04  # the struck ball left within this of the striker's arrival
     chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
     frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
     hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
+    hidden_min_s: float = 0.15  # ... a drop into a pocket is under one if it covers the ball at least this long
     loose_contact_mm: float = 40.0  # a ball leaving with a moving ball this close to touching it was hit by it ...
     loose_confidence: float = 0.65  # ... with this confidence (no closer fit found)
     # cushions
@@ -102,6 +107,7 @@ class InferConfig:
     cue_reach_mm: float = 60.0  # ... this close to the ball's surface
     cue_min_length_mm: float = 250.0  # a cue-shaped occluder is at least this long ...
     cue_max_width_mm: float = 50.0  # ... and at most this wide
+    cue_gap_mm: float = 25.0  # a cue a ball cuts in two: its pieces are up to the ball's width and this apart along it
     tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
     touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
@@ -171,6 +177,42 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     return events
 
 
+def _quiet_gap(ctx: ShotContext, t0: float, t1: float) -> bool:
+    """Whether frames that could not be read from ``t0`` to ``t1`` hid nothing of the shot: every ball
+    was at rest through them, or rolling on one piece of free motion across them (the same motion
+    before and after), and no rolling ball came near a cushion, a pocket or another ball meanwhile.
+    Then no event can have happened in the gap (a camera knocked during a slow roll)."""
+    cfg = ctx.config
+    g = ctx.geometry
+    margin = cfg.contact_tol_mm
+    ts = np.linspace(t0, t1, 25)
+    paths = {}
+    for m in ctx.motions:
+        if m.r0 is None or not m.present0:
+            continue
+        if not m.moved or m.t_stop is not None and m.t_stop < t0:
+            paths[m.i] = np.repeat((m.r1 if m.moved else m.r0)[None], len(ts), axis=0)
+            continue
+        if m.t_start is not None and m.t_start > t1 + ctx.dt:
+            paths[m.i] = np.repeat(m.r0[None], len(ts), axis=0)  # it started after the gap
+            continue
+        if m.nudged or m.t_start is None or m.t_start > t0 or m.r1 is None and m.end_state != TrackState.SEEN:
+            return False
+        if not any(p.t_first < t0 and p.t_last > t1 for p in m.pieces):
+            return False  # it started, stopped or changed its way unseen
+        pos = next(p for p in m.pieces if p.t_first < t0 and p.t_last > t1).at(ts)
+        if any(np.any(line.distance(pos) < margin) for line in g.main_lines):
+            return False
+        if len(g.pocket_xy) and np.any(np.linalg.norm(pos[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None] < ctx.R + margin):
+            return False
+        paths[m.i] = pos
+    for i, a in paths.items():
+        for j, b in paths.items():
+            if i < j and np.any(np.linalg.norm(a - b, axis=1) < 2 * ctx.R + margin):
+                return False
+    return True
+
+
 def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
     """The ball the cue struck: the one a cue-shaped occluder's tip was at when the first ball moved
     (a frozen ball may leave faster than the struck one, which may hardly move at all), else the
@@ -181,6 +223,8 @@ def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
     for m in ctx.motions:
         if m.r0 is None or not m.present0 or (m.moved and m.t_start is not None and m.t_start - earliest > cfg.cue_window_s):
             continue
+        if not m.moved and not _frozen_to_mover(ctx, m, earliest):
+            continue  # a ball the cue strikes moves, or passes the hit on to one frozen to it
         # where the tip was at the strike (before it, in the back swing, it may pass over other balls)
         _, tip = ctx.cue_tip(m.r0, earliest - 2.5 * ctx.dt, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
         if tip <= ctx.R + cfg.cue_reach_mm:
@@ -190,6 +234,17 @@ def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
         m.t_start = earliest if m.t_start is None else min(m.t_start, earliest)
         return m
     return min(moving, key=lambda m: m.t_start)
+
+
+def _frozen_to_mover(ctx: ShotContext, m: BallMotion, earliest: float) -> bool:
+    """Whether a ball frozen to ``m`` (within what the rest places tell) started to move with the first motion."""
+    cfg = ctx.config
+    for b in ctx.moving():
+        if b is m or b.r0 is None or b.t_start is None or b.t_start - earliest > 2.5 * ctx.dt:
+            continue
+        if float(np.linalg.norm(b.r0 - m.r0)) - 2 * ctx.R < cfg.frozen_gap_mm + 2 * max(m.sigma0, b.sigma0):
+            return True
+    return False
 
 
 def _later_strike(ctx: ShotContext, touched: BallMotion) -> BallMotion | None:
@@ -286,6 +341,8 @@ class EventInferer:
         self._last_t = -math.inf  # the time of the last event handed out
         self._invalid_from: float | None = None
         self._last_frame_t = -math.inf
+        self._frame_ts: deque[float] = deque(maxlen=3)  # the last three readable frames' times
+        self._seen_before_t = np.full(n, -math.inf)  # each ball's measurement before its last one
         self._edge_wait_from: float | None = None
         self._first_t: float | None = None  # the first readable frame
         self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
@@ -302,9 +359,10 @@ class EventInferer:
             self._last_frame_t = t
             return []
         if self._invalid_from is not None:
-            self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason="the frames could not be read against the table"))
+            self._push(Unobserved(t_s=self._invalid_from, until_s=t, reason=UNREADABLE))
             self._invalid_from = None
         self._last_frame_t = t
+        self._frame_ts.append(t)
         self._seen(tracks)
         if self._shot is not None:
             self._shot.append(tracks)
@@ -325,7 +383,7 @@ class EventInferer:
         were still moving), an open unreadable span is closed, pending placements are settled."""
         if self._invalid_from is not None:
             self._push(Unobserved(t_s=self._invalid_from, until_s=max(self._last_frame_t, self._invalid_from),
-                                  reason="the frames could not be read against the table"))
+                                  reason=UNREADABLE))
             self._invalid_from = None
         if self._shot is not None:
             self._end_shot(finished=False)
@@ -349,6 +407,7 @@ class EventInferer:
 
     def _seen(self, tracks: Tracks) -> None:
         meas = tracks.measured
+        self._seen_before_t[meas] = self._last_seen_t[meas]
         self._last_seen_t[meas] = tracks.t_s
         for i in np.flatnonzero(meas):
             self._recent[i].append(tracks.z_mm[i].copy())
@@ -413,14 +472,22 @@ class EventInferer:
 
     def _starts_moving(self, tracks: Tracks) -> bool:
         cfg = self.config
-        for i in np.flatnonzero(tracks.measured):
-            if not np.isfinite(self._rest[i, 0]):
-                continue
+        tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
+        for i in np.flatnonzero(np.isfinite(self._rest[:, 0])):
             r = self._recent[i]
             if len(r) < 2:
                 continue
-            tol = max(cfg.move_mm, 4.0 * cfg.sigma_rest_mm)
-            if len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:]):
+            if tracks.measured[i]:
+                moved = len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:])
+            else:
+                # seen at its place, in the next frame a ball's width off it, in the next not at all:
+                # struck off the table or into a pocket before a second frame could see it on its way
+                # (not a ball lifted under a hand: that one was hidden before it was seen away)
+                ft = self._frame_ts
+                moved = len(ft) == 3 and self._last_seen_t[i] == ft[1] and self._seen_before_t[i] == ft[0] and \
+                    float(np.linalg.norm(r[-1] - self._rest[i])) > 2 * self.geometry.R and \
+                    float(np.linalg.norm(r[-2] - self._rest[i])) <= tol
+            if moved:
                 for j in list(self._appeared):
                     if np.isfinite(self._rest[j, 0]):
                         self._placed(j)  # put down and struck at once (bar billiards: a ball from the trough)
@@ -469,6 +536,19 @@ class EventInferer:
         self._edge_wait_from = None
         return True
 
+    def _drop_quiet_gaps(self, frames: ShotFrames) -> None:
+        """Unreadable spans inside the shot that hid nothing (:func:`_quiet_gap`) are no gap in what is
+        known of it: they leave the log (the rules engine would ask about the shot for nothing)."""
+        spans = [q for q in self._queue if isinstance(q[2], Unobserved) and q[2].reason == UNREADABLE
+                 and frames.t[0] < q[2].t_s and q[2].until_s < frames.t[-1]]
+        if not spans:
+            return
+        ctx = build_context(frames, self.ids, self.geometry, self.config)
+        for q in spans:
+            if _quiet_gap(ctx, q[2].t_s, q[2].until_s):
+                log.info("frames from %.2f s to %.2f s could not be read, but nothing could happen in them", q[2].t_s, q[2].until_s)
+                self._queue.remove(q)
+
     def _edge_wait(self, xy: np.ndarray) -> float:
         """How long to wait for a ball still at ``xy`` before calling the shot over: on a bed hole's
         edge it may drop seconds later (bar billiards 2f b); at a pocket's lip it may still be creeping
@@ -497,6 +577,7 @@ class EventInferer:
             events = [e for e in events if not isinstance(e, AtRest)]
         for e in events:
             self._push(e)
+        self._drop_quiet_gaps(frames)
         # the new places at rest; the pre-roll starts again from the still frames at the end
         last = shot[-1]
         self._present = last.state != TrackState.OFF

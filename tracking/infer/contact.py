@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracking.events import BallBall
-from tracking.geometry import polygon_distance
+from tracking.geometry import outline_width, polygon_distance
 from tracking.infer.shot import BallMotion, ShotContext
 
 __all__ = ["Contact", "infer_contacts", "contact_events"]
@@ -55,14 +55,16 @@ def _first_reach(m: BallMotion, target: np.ndarray, dist: float, t0: float, t1: 
 
 
 def _hidden(ctx: ShotContext, xy: np.ndarray, t: float, balls: tuple[int, int]) -> bool:
-    """Whether an occluder covered ``xy`` in the frames either side of ``t`` and took the sight of one
-    of ``balls`` there: a cue, a hand or an arm stays a while and hides what is under it; what vision
-    leaves over for a frame (a fast ball's smear) or beside balls it still sees (cloth uncovered that
-    the background has yet to learn again) hides nothing."""
+    """Whether an occluder that can hide a ball (a hand, an arm: not a cue, nor a blob smaller than a
+    ball, such as a fast ball's own blurred streak) covered ``xy`` in the frames either side of ``t``
+    and took the sight of one of ``balls`` there: a hand or an arm stays a while and hides what is under
+    it; what vision leaves over for a frame or beside balls it still sees (cloth uncovered that the
+    background has yet to learn again) hides nothing."""
     ts = ctx.frames.t
     after = int(np.searchsorted(ts, t))
     ks = [k for k in (after - 1, after) if 0 <= k < len(ts)]
-    covered = all(any(polygon_distance(poly, xy[None])[0] < ctx.R for poly in ctx.frames.occluders[k]) for k in ks)
+    covered = all(any(polygon_distance(poly, xy[None])[0] < ctx.R and outline_width(poly) >= 2 * ctx.R
+                      for poly in ctx.frames.occluders[k]) for k in ks)
     return covered and not all(np.isfinite(ctx.frames.z[k, i, 0]) for k in ks for i in balls)
 
 
@@ -186,7 +188,9 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             if gap <= cfg.contact_tol_mm and (best_n is None or t_geo < best_n[0]):
                 pa = a.at(t_geo)
                 n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
-                best_n = (t_geo, Contact(a.i, b.i, t_geo, b.r0 - n * ctx.R, 0.7, 0.0))
+                xy = b.r0 - n * ctx.R
+                conf = cfg.hidden_confidence if _hidden(ctx, xy, t_geo, (a.i, b.i)) else 0.7
+                best_n = (t_geo, Contact(a.i, b.i, t_geo, xy, min(conf, 0.7), 0.0))
         if best_n is not None:
             c = _add(contacts, best_n[1], 3 * dt)
             b.cause = "ball"

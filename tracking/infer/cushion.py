@@ -78,7 +78,8 @@ def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushio
     # angle (the bounce too small for any kink to show)
     for m in ctx.moving():
         for p in m.pieces:
-            ts = np.linspace(p.t_first - 0.5 * dt, p.t_last + 0.5 * dt, 201)
+            # (not past the last sighting of a ball that then left the table: it may have flown off)
+            ts = np.linspace(p.t_first - 0.5 * dt, p.t_last + (0.5 * dt if p is not m.pieces[-1] or m.r1 is not None else 0.0), 201)
             pos = p.at(ts)
             for line in g.main_lines:
                 d = line.distance(pos)

@@ -68,6 +68,20 @@ def _still_before(ctx: ShotContext, m: BallMotion, t_last: float) -> float:
     return wait if wait > 2.5 * ctx.dt else 0.0
 
 
+def _hidden_drop(ctx: ShotContext, m: BallMotion, t: float, min_s: float) -> bool:
+    """Whether something hid the ball where it dropped at ``t``: the tracker had it under an occluder
+    from the next frame for at least ``min_s`` (a hand that could have taken it stays that long; a
+    blob for a frame or two in the pocket's mouth is the ball itself going down)."""
+    f = ctx.frames
+    k = min(int(np.argmin(np.abs(f.t - t))) + 1, f.n_frames - 1)
+    if f.state[k, m.i] != TrackState.OCCLUDED:
+        return False
+    run = k
+    while run + 1 < f.n_frames and f.state[run + 1, m.i] == TrackState.OCCLUDED:
+        run += 1
+    return run == f.n_frames - 1 or float(f.t[run] - f.t[k]) + ctx.dt >= min_s
+
+
 def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
     """The shot's pots, and the balls they account for."""
     cfg = ctx.config
@@ -98,9 +112,7 @@ def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
         t = _entry(ctx, m, t_last, xy, v, k)
         edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
         conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)
-        k_frame = int(np.argmin(np.abs(ctx.frames.t - t)))
-        hidden = ctx.frames.state[min(k_frame + 1, ctx.frames.n_frames - 1), m.i] == TrackState.OCCLUDED
-        if hidden:
+        if _hidden_drop(ctx, m, t, cfg.hidden_min_s):
             conf = min(conf, cfg.hidden_confidence)
         pos = xy if t >= t_last else (m.at(t) if m.at(t) is not None else xy)
         out.append(Pot(t_s=t, ball=m.id, pocket=g.pocket_ids[k], xy_mm=(float(pos[0]), float(pos[1])),

@@ -64,11 +64,15 @@ def fit_piece(t: np.ndarray, z: np.ndarray, w: np.ndarray, i0: int, i1: int, deg
                  math.sqrt(res / dof))
 
 
-def segment(t: np.ndarray, z: np.ndarray, sigma: np.ndarray, penalty: float, max_span_s: float = 4.0) -> list[Piece]:
+def segment(t: np.ndarray, z: np.ndarray, sigma: np.ndarray, penalty: float, max_span_s: float = 4.0,
+            max_accel_mm_s2: float = math.inf) -> list[Piece]:
     """Split measurements ``z`` (m, 2) at times ``t`` (m,) with noise ``sigma`` (m,) into pieces of
     quadratic motion; ``penalty`` is the cost of one more piece in units of sigma^2 (the residual a
     split must remove to be believed). Pieces have at least two samples; none spans more than
-    ``max_span_s`` (a cap on the work, not on the motion: a long roll comes out in two pieces)."""
+    ``max_span_s`` (a cap on the work, not on the motion: a long roll comes out in two pieces).
+    A piece's acceleration may exceed ``max_accel_mm_s2`` by no more than four times its standard
+    error: a parabola through three samples either side of a bounce fits them exactly, but no ball
+    rolling freely turns that hard."""
     m = len(t)
     if m == 0:
         return []
@@ -104,6 +108,12 @@ def segment(t: np.ndarray, z: np.ndarray, sigma: np.ndarray, penalty: float, max
             rx = np.linalg.solve(M, Tx[:k3, :, None])[..., 0]
             ry = np.linalg.solve(M, Ty[:k3, :, None])[..., 0]
             sse[:k3] = Q[:k3] - (rx * Tx[:k3]).sum(axis=1) - (ry * Ty[:k3]).sum(axis=1)
+            if math.isfinite(max_accel_mm_s2):
+                accel = 2.0 * np.hypot(rx[:, 2], ry[:, 2]) / scale ** 2
+                e2 = np.zeros((k3, 3, 1))
+                e2[:, 2, 0] = 1.0
+                err = 2.0 * np.sqrt(np.maximum(np.linalg.solve(M, e2)[:, 2, 0], 0.0)) / scale ** 2
+                sse[:k3][accel > max_accel_mm_s2 + 4.0 * err] = np.inf
         sse = np.maximum(sse, 0.0)
         # pieces of two samples: allowed, exact; their cost is only the penalty
         total = best[a_lo:b + 1][:n - 1] + sse[:n - 1] + penalty

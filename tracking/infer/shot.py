@@ -9,12 +9,12 @@ pieces (:mod:`tracking.infer.segments`), not from a frame index.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tracking.geometry import TableGeometry, elongated, polygon_distance
+from tracking.geometry import TableGeometry, cue_sticks, polygon_distance
 from tracking.infer.segments import Piece, segment
 from tracking.tracks import Tracks, TrackState
 
@@ -168,13 +168,12 @@ class ShotContext:
         tip = math.inf
         ks = np.flatnonzero((self.frames.t >= t0) & (self.frames.t <= t1))
         for k in ks:
-            for poly in self.frames.occluders[k]:
-                if polygon_distance(poly, xy[None])[0] > reach_mm:
-                    continue
-                near = True
-                stick, a, b = elongated(poly, cfg.cue_min_length_mm, cfg.cue_max_width_mm)
-                if not stick:
-                    continue
+            polys = self.frames.occluders[k]
+            if not any(polygon_distance(poly, xy[None])[0] <= reach_mm for poly in polys):
+                continue
+            near = True
+            # a cue cut in pieces by a ball it passes over is one cue (its tip is not at that ball)
+            for a, b in cue_sticks(polys, cfg.cue_min_length_mm, cfg.cue_max_width_mm, 2 * self.R + cfg.cue_gap_mm):
                 # the tip is the end further inside the table (the butt is in the player's hand, over
                 # the rail or beyond); a struck ball lies ahead of the tip, on the cue's line, never
                 # under the cue behind it
@@ -296,21 +295,36 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     sigma = np.hypot(m.sigma0, cfg.blur_s * speed) * doubt[sel]
     if len(sel) >= 2:
         pen = cfg.piece_penalty + cfg.piece_penalty_log * math.log(len(sel))
-        m.pieces = segment(m.ts, m.zs, sigma, pen)
+        m.pieces = segment(m.ts, m.zs, sigma, pen, max_accel_mm_s2=cfg.max_accel_mm_s2)
         # the noise of a ball in motion is not known in advance (blur, vision's own doubt): measured
         # from the residuals of the longer pieces, it scales the noise, and the split is redone with it
         long = [p for p in m.pieces if p.n >= 6]
         if long:
             scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
             if scale > 1.2:
-                m.pieces = segment(m.ts, m.zs, sigma * scale, pen)
-    else:
-        from tracking.infer.segments import fit_piece
-
-        m.pieces = [fit_piece(m.ts, m.zs, 1.0 / sigma ** 2, 0, len(sel) - 1)]
+                m.pieces = segment(m.ts, m.zs, sigma * scale, pen, max_accel_mm_s2=cfg.max_accel_mm_s2)
+    prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
+    if len(sel) < 2:
+        # seen once on its way, then gone (struck off the table, into a pocket): it left its rest
+        # place after the last frame that saw it there, at least this fast
+        v = (m.zs[0] - r0) / max(float(m.ts[0] - prev_t), dt)
+        m.pieces = [Piece(0, 0, float(m.ts[0]), float(m.ts[0]), float(m.ts[0]), np.array([m.zs[0, 0], v[0], 0.0]),
+                          np.array([m.zs[0, 1], v[1], 0.0]), 0.0)]
+    # a step to a new place at rest too small for a touch (vision's measure of a still ball shifting
+    # as the light or the calibration changes), before the ball really starts: it rested there
+    while len(m.pieces) > 1:
+        p = m.pieces[0]
+        still = m.zs[p.i0:p.i1 + 1]
+        if p.t_last - p.t_first < cfg.rest_window_s or np.max(np.linalg.norm(still - np.median(still, axis=0), axis=1)) > tol \
+                or float(np.linalg.norm(np.median(still, axis=0) - r0)) >= cfg.touch_min_mm:
+            break
+        r0 = m.r0 = np.median(still, axis=0)
+        prev_t, cut = float(m.ts[p.i1]), p.n
+        m.ts, m.zs, sel = m.ts[cut:], m.zs[cut:], sel[cut:]
+        m.k_move = int(sel[0])
+        m.pieces = [replace(q, i0=q.i0 - cut, i1=q.i1 - cut) for q in m.pieces[1:]]
     # when it left its rest place: the first piece run back to it
     p0 = m.pieces[0]
-    prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
     m.t_start = _closest_time(p0, r0, prev_t - dt, m.ts[0])
     # kinks between pieces
     for k in range(len(m.pieces) - 1):
