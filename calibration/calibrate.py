@@ -31,10 +31,10 @@ from typing import Iterable, Mapping
 
 import cv2
 import numpy as np
-from scipy.optimize import brentq, least_squares, minimize_scalar
+from scipy.optimize import brentq, least_squares
 
 from calibration import detect
-from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, axes_constraints,
+from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, focal_from_homography,
                                 undistort_px)
 from calibration.homography import CalibrationError, Homography, as_points
 from calibration.table import TableProfile
@@ -73,8 +73,6 @@ class CalibrationConfig:
     across_px: int = 1  # each profile of the second search averages 2 * across_px + 1 parallel ones
     joint_lens: bool = True  # refine homography, k1, k2 and the principal point together from the cushion edge points
     principal_sigma: float = 0.005  # prior on the principal point's offset from the picture's centre, share of the width
-    height_prior_mm: float = 1700.0  # the camera's usual height above the cloth (under a ceiling), when the view cannot tell
-    height_prior_sigma: float = 0.3  # its spread (natural log: 1.26-2.3 m within one sigma); give --camera-height-mm when known
 
 
 def landmarks_mm(profile: TableProfile) -> dict[str, tuple[float, float]]:
@@ -187,71 +185,25 @@ def _corners_from_lines(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarra
     ])
 
 
-def _focal_estimate(corners_und: np.ndarray, corners_mm: np.ndarray, principal_point: tuple[float, float],
-                    image_width: int, config: CalibrationConfig, jitter_px: float = 0.5) -> tuple[float, str]:
-    """The focal length (px) that best explains the view, and what fixed it (``"estimated"`` when the
-    perspective did, ``"height prior"`` when the prior on the camera's height did).
-
-    Two pieces of evidence are combined (a maximum a posteriori estimate over ``ln f``):
-
-    * the corners' perspective: the orthogonality of the table's axes, two equations
-      ``a / f^2 + b = 0`` (:func:`axes_constraints`), weighed by the covariance that ``jitter_px``
-      of noise on the corners gives their residual at that ``f``; on a view close to square-on both
-      ``a`` and ``b`` are mostly noise and the perspective says nothing (the residual is small at
-      every ``f``);
-    * a log-normal prior on the camera's height above the cloth (``config.height_prior_mm``,
-      ``config.height_prior_sigma``): the camera hangs under a room's ceiling whatever the table's
-      size, and its lens is chosen to fit the table, so the height is known far better in advance
-      than the field of view (a 2.84 m table seen from 1.3 m needs a 100 degree lens, a 1.42 m one
-      from 2.3 m a 45 degree one). The height a focal length implies is the camera pose's
-      (``cv2.solvePnP`` on the corners).
-
-    The search stays within ``config.min_focal_per_width``..``max_focal_per_width`` of the width."""
-    obj = np.c_[corners_mm, np.zeros(len(corners_mm))]
-
-    def terms(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return axes_constraints(Homography.from_correspondences(corners_mm, c).matrix, principal_point)
-
-    a0, b0 = terms(corners_und)
+def _steady_focal(corners_und: np.ndarray, corners_mm: np.ndarray, principal_point: tuple[float, float],
+                  jitter_px: float = 0.5, spread_limit: float = 0.2) -> float | None:
+    """The focal length the corners' perspective implies (``corners_mm`` where they lie on the
+    table), or None when half a pixel of noise on the corners moves it by more than
+    ``spread_limit`` (a view too square-on to tell)."""
+    corners_mm = np.asarray(corners_mm, float)
+    f0 = focal_from_homography(Homography.from_correspondences(corners_mm, corners_und).matrix, principal_point)
+    if f0 is None:
+        return None
     rng = np.random.default_rng(0)
-    noisy = [terms(corners_und + rng.normal(0.0, jitter_px, corners_und.shape)) for _ in range(32)]
-    da = np.array([a for a, _ in noisy]) - a0
-    db = np.array([b for _, b in noisy]) - b0
-
-    def perspective(f: float) -> float:
-        """Chi-square (2 degrees of freedom) of the two equations at focal length f."""
-        u = f ** -2
-        r = da * u + db
-        cov = r.T @ r / len(r) + 1e-30 * np.eye(2)
-        r0 = a0 * u + b0
-        return float(r0 @ np.linalg.solve(cov, r0))
-
-    def height_mm(f: float) -> float:
-        k = np.array([[f, 0.0, principal_point[0]], [0.0, f, principal_point[1]], [0.0, 0.0, 1.0]])
-        ok, rvec, tvec = cv2.solvePnP(obj, corners_und, k, None, flags=cv2.SOLVEPNP_IPPE)
-        if not ok:
-            return math.nan
-        return abs(float((-cv2.Rodrigues(rvec)[0].T @ tvec)[2, 0]))
-
-    def cost(log_f: float) -> float:
-        f = math.exp(log_f)
-        c = (math.log(height_mm(f) / config.height_prior_mm) / config.height_prior_sigma) ** 2 + perspective(f)
-        return c if math.isfinite(c) else math.inf
-
-    lo, hi = math.log(config.min_focal_per_width * image_width), math.log(config.max_focal_per_width * image_width)
-    grid = np.linspace(lo, hi, 121)
-    i = int(np.argmin([cost(g) for g in grid]))
-    step = grid[1] - grid[0]
-    best = minimize_scalar(cost, bounds=(max(lo, grid[i] - step), min(hi, grid[i] + step)), method="bounded",
-                           options={"xatol": 1e-4})
-    f = math.exp(float(best.x))
-    # The perspective fixed f when, on its own, it rises by more than one (a sigma) within the prior's
-    # spread either side.
-    p0 = perspective(f)
-    informative = all(perspective(f * math.exp(s * config.height_prior_sigma)) > p0 + 1.0 for s in (-1, 1))
-    log.debug("focal %.1f px (%s; perspective chi2 %.2f, height %.0f mm)", f, "perspective" if informative else "prior",
-              p0, height_mm(f))
-    return f, "estimated" if informative else "height prior"
+    fs = []
+    for _ in range(8):
+        noisy = corners_und + rng.normal(0.0, jitter_px, corners_und.shape)
+        f = focal_from_homography(Homography.from_correspondences(corners_mm, noisy).matrix, principal_point)
+        if f is None:
+            return None
+        fs.append(f)
+    spread = (max(fs) - min(fs)) / f0
+    return f0 if spread <= spread_limit else None
 
 
 def _with_focal(k: np.ndarray, dist: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
@@ -413,8 +365,10 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
         lines, rms, _ = _lines(sides, k, dist, config)
         corners_und = hom.inverse(seen_mm)
     if focal_source == "default" and not camera_height_mm:
-        f_est, focal_source = _focal_estimate(corners_und, seen_mm, (k[0, 2], k[1, 2]), w_img, config)
-        k, dist = _with_focal(k, dist, f_est)
+        f_est = _steady_focal(corners_und, seen_mm, (k[0, 2], k[1, 2]))
+        if f_est is not None and config.min_focal_per_width * w_img <= f_est <= config.max_focal_per_width * w_img:
+            k, dist = _with_focal(k, dist, f_est)
+            focal_source = "estimated"
     if camera_height_mm and focal_source == "default":
         k, dist = _with_focal(k, dist, _focal_for_height(hom, size, profile, camera_height_mm))
         focal_source = "from camera height"
@@ -562,8 +516,10 @@ def calibrate_manual(points_px: Mapping[str, object], profile: TableProfile, ima
     corners_und = hom.inverse(np.array(profile.corners_mm))
     _check_aspect(corners_und, profile, config)
     if focal_source == "default" and not camera_height_mm:
-        f_est, focal_source = _focal_estimate(corners_und, np.array(profile.corners_mm), (k[0, 2], k[1, 2]), size[0], config)
-        k, dist = _with_focal(k, dist, f_est)
+        f_est = _steady_focal(corners_und, np.array(profile.corners_mm), (k[0, 2], k[1, 2]))
+        if f_est is not None and config.min_focal_per_width * size[0] <= f_est <= config.max_focal_per_width * size[0]:
+            k, dist = _with_focal(k, dist, f_est)
+            focal_source = "estimated"
     if camera_height_mm and focal_source == "default":
         k, dist = _with_focal(k, dist, _focal_for_height(hom, size, profile, camera_height_mm))
         focal_source = "from camera height"

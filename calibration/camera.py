@@ -25,7 +25,7 @@ from calibration.homography import CalibrationError, Homography, as_points
 __all__ = [
     "Calibration",
     "camera_pose",
-    "axes_constraints",
+    "focal_from_homography",
     "default_camera_matrix",
     "undistort_px",
     "distort_px",
@@ -65,19 +65,25 @@ def distort_px(points_px: object, camera_matrix: np.ndarray, dist: np.ndarray) -
     return out.reshape(-1, 2)
 
 
-def axes_constraints(h_mm_to_px: np.ndarray, principal_point: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """The orthogonality of a plane's axes (Zhang 2000) as two equations ``a / f^2 + b = 0`` in the
-    focal length ``f`` (px), from the plane's homography (table mm -> undistorted px) with square
-    pixels and the given principal point; returns ``(a, b)``, each (2,). On a view close to
-    fronto-parallel both are near zero and noise decides them: the focal length does not show."""
+def focal_from_homography(h_mm_to_px: np.ndarray, principal_point: tuple[float, float]) -> float | None:
+    """Focal length (px) implied by a plane's homography (table mm -> undistorted px), assuming
+    square pixels and the given principal point (the orthogonality of the plane's axes, Zhang 2000).
+
+    Returns None when the view is too close to fronto-parallel for the focal length to show."""
     t = np.array([[1.0, 0, -principal_point[0]], [0, 1.0, -principal_point[1]], [0, 0, 1.0]])
     m = t @ h_mm_to_px
     m = m / np.linalg.norm(m[:2, :2])
     h1, h2 = m[:, 0], m[:, 1]
-    # h1'Wh2 = 0 and h1'Wh1 = h2'Wh2 with W = diag(1/f^2, 1/f^2, 1).
+    # a / f^2 + b = 0 for each of the two constraints h1'Wh2 = 0 and h1'Wh1 = h2'Wh2, W = diag(1/f^2, 1/f^2, 1).
     a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
     b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
-    return a, b
+    # How much perspective there is, relative to the in-plane scale: below this f cannot be told.
+    if np.abs(b).max() < 1e-12 or float(a @ a) == 0.0:
+        return None
+    u = -float(a @ b) / float(a @ a)
+    if u <= 0:
+        return None
+    return 1.0 / math.sqrt(u)
 
 
 def camera_pose(h_px_to_mm: Homography, camera_matrix: np.ndarray, length_mm: float, width_mm: float
