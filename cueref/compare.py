@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Sequence
 
 from rules.base import Decision
@@ -48,6 +49,8 @@ def compare(decisions: Sequence[Decision], expected: Sequence[dict[str, Any]]) -
         if d is not None and exp.get("before_shot"):
             prior = getattr(d, "prior", ())
             d, label = (prior[0] if prior else None), f"{label} (the call before it)"
+            if isinstance(d, dict):  # a decision read back from JSON (a run's decisions.jsonl, the store)
+                d = SimpleNamespace(**d)
         if d is None:
             problems.append(f"{label}: expected a decision, the engine made none")
             continue

@@ -1,5 +1,7 @@
 """`cueref judge --check`: decisions are matched to expectations by shot, by input order, or in order."""
 
+from types import SimpleNamespace
+
 from cueref.calls import merge_by_time
 from cueref.compare import compare
 from rules.base import Decision, Question
@@ -49,3 +51,12 @@ def test_a_call_before_the_shot_is_read_from_prior():
     assert compare([WithPrior(t_s=1.0, shot=3, player="A")], [{"shot": 3, "before_shot": True}]) == [
         "shot 3 (the call before it): expected a decision, the engine made none"
     ]
+
+
+def test_the_call_before_a_shot_read_back_from_json_is_compared_too():
+    """Decisions read back from decisions.jsonl or the store carry ``prior`` as plain dicts."""
+    shot = SimpleNamespace(t_s=2.0, shot=3, player="B", pending=None, fouls=[], next_player="B", frame_over=False,
+                           explanation="ficha 2.4: legal shot", prior=[{"t_s": 1.0, "fouls": ["touched"], "next_player": "A",
+                                                                        "explanation": "ficha 5.6: touched"}])
+    assert compare([shot], [{"shot": 3, "before_shot": True, "fouls": ["touched"], "next_player": "A"}]) == []
+    assert compare([shot], [{"shot": 3, "before_shot": True, "fouls": ["miss"]}]) != []
