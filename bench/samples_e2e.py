@@ -1,20 +1,34 @@
-"""The sample clips refereed from video end to end (vision, tracking, inference, rules) and their
-decisions compared with the scripted ones (``NAME.truth.json`` ``expected_decisions``).
+"""The sample clips refereed from video end to end (calibration, vision, tracking, inference, rules), one
+``cueref referee`` each, and their calls compared with the scripted ones (``NAME.truth.json``
+``expected_decisions``); each difference is printed.
 
-    PYTHONPATH=. python bench/samples_e2e.py ficha/jump hard/two-pots   # some clips
-    PYTHONPATH=. python bench/samples_e2e.py                            # every sample clip
+    python bench/samples_e2e.py ficha/jump hard/two-pots   # some clips
+    python bench/samples_e2e.py                            # every sample clip
 
-The run folders (events.jsonl, decisions.jsonl ...) go to ``$E2E_OUT/<clip>/`` (default /tmp/e2e).
-The expectations are independent: the simulator's rules engine made them when it played the clip.
+The run folders (events.jsonl, decisions.jsonl, ...) go to ``$E2E_OUT/<clip>/`` (default: the system's
+temporary folder, ``cueref-samples-e2e``). The expected calls of the 24 staged clips were written by
+hand from the rulebooks; those of the four generated frames (ficha/frame, brasileira/frame,
+bar-billiards/visit, hard/close-colours) are the rules engine's own calls on the true log (regression
+goldens). ``tests/test_referee_samples.py`` makes the same check inside the test suite.
 """
-import json, sys, time, glob, os
+import glob
+import json
+import os
+import sys
+import tempfile
+import time
 from pathlib import Path
 from types import SimpleNamespace
-from cueref.cli import main
-from cueref.compare import compare
-from tests.pipeline._standins import load_clip
-from tracking.events import write_events
-ROOT = Path(os.environ.get("E2E_OUT", "/tmp/e2e"))
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.chdir(Path(__file__).resolve().parents[1])
+
+from cueref.cli import main  # noqa: E402
+from cueref.compare import compare  # noqa: E402
+from tests.pipeline._standins import load_clip  # noqa: E402
+from tracking.events import write_events  # noqa: E402
+
+ROOT = Path(os.environ.get("E2E_OUT", Path(tempfile.gettempdir()) / "cueref-samples-e2e"))
 
 
 def _decision(d: dict) -> SimpleNamespace:
