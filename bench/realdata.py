@@ -72,15 +72,31 @@ def calibrate(source: str, clip: str, first_frames: list[np.ndarray], profile):
     return calibrate_frames(first_frames, profile)
 
 
+def detected(source: str, clip: str, images: list, profile):
+    """The detector's results on ``images`` ((index, t_s, image) of ``clip``, from its start), in order:
+    (index, t_s, image, detections, detector). The clip is calibrated as a user would (see
+    :func:`calibrate`); the hand-held james-ecd-pool camera is followed by the calibration keeper."""
+    from calibration.monitor import CalibrationKeeper
+    from vision import Detector
+
+    cal = calibrate(source, clip, [im for _, _, im in images[::15][:5]], profile)  # frames half a second apart
+    det = Detector(profile, cal)
+    keeper = CalibrationKeeper(cal, profile, images[0][2]) if source == "james-ecd-pool" else None
+    for k, (index, t_s, image) in enumerate(images):
+        if keeper is not None and k:
+            state = keeper.update(image, t_s)
+            if state.status in ("followed", "recalibrated") and state.calibration is not None:
+                det.recalibrate(state.calibration)
+        yield index, t_s, image, det.detect(image, index, t_s), det
+
+
 def score_clip(source: str, clip: str, frames: list[dict]) -> dict:
     """Run the detector over one clip and score its labelled frames (see the module docstring)."""
     import cv2
 
     cv2.setNumThreads(1)
-    from calibration.monitor import CalibrationKeeper
     from calibration.table import resolve_profile
     from cueref.video import VideoReader
-    from vision import Detector
 
     profile = resolve_profile(TABLE[source])
     wanted = {round(f["t_s"], 3): f for f in frames}
@@ -93,15 +109,7 @@ def score_clip(source: str, clip: str, frames: list[dict]) -> dict:
             images.append((f.index, f.t_s, np.ascontiguousarray(f.image)))
             if f.t_s > last_t:
                 break
-    cal = calibrate(source, clip, [im for _, _, im in images[::15][:5]], profile)  # frames half a second apart
-    det = Detector(profile, cal)
-    keeper = CalibrationKeeper(cal, profile, images[0][2]) if source == "james-ecd-pool" else None
-    for k, (index, t_s, image) in enumerate(images):
-        if keeper is not None and k:
-            state = keeper.update(image, t_s)
-            if state.status in ("followed", "recalibrated") and state.calibration is not None:
-                det.recalibrate(state.calibration)
-        d = det.detect(image, index, t_s)
+    for index, t_s, image, d, det in detected(source, clip, images, profile):
         label = next((wanted[t] for t in wanted if abs(t - t_s) < 0.006), None)
         if label is None:
             continue
@@ -179,10 +187,8 @@ def figures(out_dir: Path) -> list[Path]:
     """Annotated frames of each real source (``docs/images/vision-*.png``)."""
     import cv2
 
-    from calibration.monitor import CalibrationKeeper
     from calibration.table import resolve_profile
     from cueref.video import VideoReader
-    from vision import Detector
     from vision.draw import draw_detections
 
     written = []
@@ -192,15 +198,8 @@ def figures(out_dir: Path) -> list[Path]:
         profile = resolve_profile(TABLE[source])
         with VideoReader(str(REALDATA / source / clip)) as reader:
             images = [(f.index, f.t_s, np.ascontiguousarray(f.image)) for f, _ in zip(reader, range(frame + 1))]
-        cal = calibrate(source, clip, [im for _, _, im in images[::15][:5]], profile)
-        det = Detector(profile, cal)
-        keeper = CalibrationKeeper(cal, profile, images[0][2]) if source == "james-ecd-pool" else None
-        for k, (index, t_s, image) in enumerate(images):
-            if keeper is not None and k:
-                state = keeper.update(image, t_s)
-                if state.status in ("followed", "recalibrated") and state.calibration is not None:
-                    det.recalibrate(state.calibration)
-            d = det.detect(image, index, t_s)
+        for _, _, _, d, det in detected(source, clip, images, profile):
+            pass
         drawn = draw_detections(images[-1][2], d, det.calibration)
         if drawn.shape[1] < 640:
             drawn = cv2.resize(drawn, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)

@@ -102,6 +102,17 @@ def load_calibration(path: str | Path, profile: TableProfile, image_size: tuple[
     return cal
 
 
+def first_frame(reader: Any, video: str) -> tuple[Any, str]:
+    """The first frame of an open :class:`~cueref.video.VideoReader` and the line that describes the video;
+    a video with no frame is refused."""
+    first = reader.read()
+    if first is None:
+        raise UserError(f"{video}: the video holds no frame")
+    info = reader.info
+    return first, (f"video: {video}, {info.width}x{info.height}, {f'{info.fps:.3f}' if info.fps else 'unknown'} fps, "
+                   f"{info.frame_count or 'unknown'} frames")
+
+
 def calibration_for(path: str | Path | None, profile: TableProfile, first_image: np.ndarray, out: Path,
                     source: str, t_s: float) -> tuple[Calibration, str]:
     """The calibration a run uses and a line that says where it came from: ``path`` (a CAL.json, checked

@@ -36,7 +36,7 @@ from calibration.camera import Calibration
 from calibration.table import TableProfile
 from cueref.console import ShotPrinter
 from cueref.errors import UserError
-from cueref.inputs import GameInputs, calibration_for, match_inputs
+from cueref.inputs import GameInputs, calibration_for, first_frame, match_inputs
 from cueref.outputs import RUN_FILES, RunFiles, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import Stages, load_stages, missing_stages, run as run_pipeline
 from cueref.report.outputs import MatchOutputs
@@ -141,12 +141,9 @@ def referee_video(job: RefereeJob, *, stages: StageLoader | None = None, video_s
     """
     given, out = job.check()
     with VideoReader(job.video) as reader:
-        first = reader.read()
-        if first is None:
-            raise UserError(f"{job.video}: the video holds no frame")
+        first, line = first_frame(reader, str(job.video))
         info = reader.info
-        say(f"video: {job.video}, {info.width}x{info.height}, {f'{info.fps:.3f}' if info.fps else 'unknown'} fps, "
-            f"{info.frame_count or 'unknown'} frames")
+        say(line)
         cal, said = calibration_for(job.calibration, given.profile, first.image, out, str(job.video), first.t_s)
         say(said)
         made = (stages or installed_stages)(str(job.video), given.profile, cal, given.referee(), first.image)

@@ -22,11 +22,9 @@ from typing import Any
 import cv2
 from tqdm import tqdm
 
-from calibration import calfile
-from calibration.calibrate import calibrate_image
 from calibration.table import resolve_profile
 from cueref.errors import UserError
-from cueref.inputs import load_calibration
+from cueref.inputs import calibration_for, first_frame
 from cueref.options import parse_players
 from cueref.outputs import TRACKS_COLUMNS, refuse_output_onto_inputs, run_folder
 from cueref.pipeline import load_stages, missing_stages, run as run_pipeline
@@ -87,20 +85,11 @@ def run(args: argparse.Namespace) -> int:
     refuse_output_onto_inputs([("the output", out / name) for name in TRACK_FILES],
                               [("video", args.video), ("--calibration file", args.calibration)])
     with VideoReader(args.video) as reader:
-        first = reader.read()
-        if first is None:
-            raise ValueError(f"{args.video}: the video holds no frame")
+        first, line = first_frame(reader, str(args.video))
         info = reader.info
-        print(f"video: {args.video}, {info.width}x{info.height}, {f'{info.fps:.3f}' if info.fps else 'unknown'} fps, "
-              f"{info.frame_count or 'unknown'} frames")
-        if args.calibration:
-            cal = load_calibration(args.calibration, profile, (info.width, info.height))
-            print(f"calibration: {args.calibration} ({cal.method})")
-        else:
-            cal = calibrate_image(first.image, profile)
-            out.mkdir(parents=True, exist_ok=True)
-            path = calfile.save(cal, out / "calibration.json", source={"video": str(args.video), "t_s": first.t_s})
-            print(f"calibration: found the {profile.name} table automatically in the first frame -> {path}")
+        print(line)
+        cal, said = calibration_for(args.calibration, profile, first.image, out, str(args.video), first.t_s)
+        print(said)
         missing = missing_stages()
         if missing:
             raise UserError(f"this build has no {' or '.join(missing)} stage yet, so no event can be inferred from "
