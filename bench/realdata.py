@@ -22,17 +22,19 @@ the labels), on the ficha table (a 1.42 m Brazilian bar table, its visible half'
 from __future__ import annotations
 
 import json
-import os
+import sys
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests._realdata import REALDATA, REPOSITORY  # noqa: E402
+
 LABELS = ROOT / "tests" / "data" / "realdata_labels.json"
-REALDATA = Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "realdata"))
-REPOSITORY = {"billiard-ai-bfh": "LukasSeglias/billiard-ai", "james-ecd-pool": "james-ecd/pool-ball-tracker",
-              "ipi-final-br": "frapsMatheus/IPI_FINAl"}
 TABLE = {"billiard-ai-bfh": "1800x900", "james-ecd-pool": "1830x915", "ipi-final-br": "ficha"}
 # ipi-final-br: landmarks (px) read by eye off the clips' first frames; the camera moved before Pool2
 IPI_POINTS = {

@@ -14,7 +14,6 @@ It needs a vision stage (``vision.Detector``); without one it says so and stops.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -22,12 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests._realdata import REALDATA  # noqa: E402
+
 COLOUR = {"cue": "white"}  # tracker ids -> the labels' colour words; every other ball by its profile colour
 MATCH_S = 0.2  # an event this close to its label is the same one
-
-
-def realdata_dir() -> Path:
-    return Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "realdata"))
 
 
 def run_clip(path: Path, profile) -> list:
@@ -101,7 +98,7 @@ def main() -> int:
         print(f"this build has no {' or '.join(missing_stages())} stage: nothing to measure on video")
         return 2
     labels = json.loads((ROOT / "tests" / "data" / "realdata_events.json").read_text())
-    base = realdata_dir()
+    base = REALDATA
     profile = resolve_profile(labels["sources"]["billiard-ai-bfh"]["table"])
     rows = []
     print("| clip | strike (label / reported) | first contact | pots | cushions labelled, found, extra | hand events |")

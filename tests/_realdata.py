@@ -9,3 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REALDATA = Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "realdata"))
+
+# source folder -> the public repository its clips come from (named when they are absent)
+REPOSITORY = {"billiard-ai-bfh": "LukasSeglias/billiard-ai", "james-ecd-pool": "james-ecd/pool-ball-tracker",
+              "ipi-final-br": "frapsMatheus/IPI_FINAl"}

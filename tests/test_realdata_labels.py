@@ -16,13 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests._realdata import REALDATA
+from tests._realdata import REALDATA, REPOSITORY
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
-REPOSITORY = {"billiard-ai-bfh": "LukasSeglias/billiard-ai", "james-ecd-pool": "james-ecd/pool-ball-tracker",
-              "ipi-final-br": "frapsMatheus/IPI_FINAl"}
 CLASSES = {"white", "red", "yellow", "black", "orange", "pink", "green", "blue", "brown"}
 STATES = {"on_table", "in_pocket", "occluded_partly", "blurred"}
 POCKETS = {"TL", "TM", "TR", "BL", "BM", "BR"}

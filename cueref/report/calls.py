@@ -32,7 +32,8 @@ def score_line(game: str, call: Mapping[str, Any] | None) -> str:
         line = f"frames {_pair(call.get('score'))}"
         balls = call.get("balls") or {}
         if balls.get("on_table"):
-            line += f"; {len([b for b in balls['on_table'] if b != 'cue'])} object balls on the table"
+            n = len([b for b in balls["on_table"] if b != "cue"])
+            line += f"; {n} object ball{'' if n == 1 else 's'} on the table"
         return line
     if game == "brasileira":
         return f"points {_pair(call.get('scores'))}; frames {_pair(call.get('frames_won'))}"

@@ -45,24 +45,27 @@ def slow_truth_stages(video, profile, calibration, referee, first_image) -> Stag
     return Stages(TruthDetector(clip), _Slow(clip), TruthInferer(clip), referee, CalibrationKeeper(calibration, profile, first_image))
 
 
+def referee_words(name: str, folder: Path, videos: Path = ROOT / "sample_videos") -> list[str]:
+    """``cueref referee``'s words for the sample clip ``name`` (``videos/NAME.mp4``): its game, players,
+    table, options and its operator calls (written to ``folder/calls/NAME.jsonl``)."""
+    clip = load_clip(name)
+    words = [str(videos / f"{name}.mp4"), "--game", clip.game, "--players", ",".join(clip.players)]
+    if clip.truth.raw["profile"] != GAMES[clip.game][2]:
+        words += ["--table", clip.truth.raw["profile"]]
+    for key, value in clip.options.items():
+        words += ["--option", f"{key}={json.dumps(value) if not isinstance(value, str) else value}"]
+    if clip.calls:
+        calls = folder / "calls" / f"{name}.jsonl"
+        calls.parent.mkdir(parents=True, exist_ok=True)
+        write_events(calls, clip.calls)
+        words += ["--calls", str(calls)]
+    return words
+
+
 def sample_list(folder: Path, names=SAMPLES, videos: Path = ROOT / "sample_videos") -> Path:
-    """A batch list of sample clips (``videos/NAME.mp4``), each line with the clip's game, players,
-    options and its operator calls (written to ``folder/calls/``)."""
-    lines = []
-    for name in names:
-        clip = load_clip(name)
-        words = [str(videos / f"{name}.mp4"), "--game", clip.game, "--players", ",".join(clip.players)]
-        if clip.truth.raw["profile"] != GAMES[clip.game][2]:
-            words += ["--table", clip.truth.raw["profile"]]
-        for key, value in clip.options.items():
-            words += ["--option", f"{key}={json.dumps(value) if not isinstance(value, str) else value}"]
-        if clip.calls:
-            calls = folder / "calls" / f"{name}.jsonl"
-            calls.parent.mkdir(parents=True, exist_ok=True)
-            write_events(calls, clip.calls)
-            words += ["--calls", str(calls)]
-        lines.append(shlex.join(words))
+    """A batch list of sample clips, each line with :func:`referee_words`."""
     path = folder / "videos.txt"
+    lines = [shlex.join(referee_words(name, folder, videos)) for name in names]
     path.write_text("# the bundled samples\n" + "\n".join(lines) + "\n", encoding="utf-8")
     return path
 
