@@ -45,6 +45,7 @@ from tracking.events import (
     BallBall,
     BallCushion,
     CameraEvent,
+    Concession,
     Event,
     OperatorInput,
     Override,
@@ -620,6 +621,11 @@ class Referee:
     An answer to the pending question, and an input that corrects the last shot's call (an
     ``override``; see :meth:`Engine.corrects`), judge that shot again from the state before it with
     the operator's word applied; the new call replaces the old one (``amends``).
+
+    An input that acts on its own (a concession, a misconduct warning) said while a shot is running
+    acts once that shot has its call: the strike came first, so the shot is judged as the player at
+    the table played it and in the frame it was played in (ficha 6.3, 5.8). A concession said during
+    a shot that itself ends the frame has nothing left to concede.
     """
 
     def __init__(self, engine: Engine, players: Sequence[str] = (), options: Mapping[str, Any] | None = None,
@@ -629,6 +635,8 @@ class Referee:
         self.history: list[_Call] = []
         self.undone: list[tuple[_Call, str]] = []  # calls taken back, with the reason: never lost
         self._splitter = ShotSplitter()
+        self._shots = 0  # shots handed to the engine so far
+        self._held: list[tuple[int, OperatorInput]] = []  # (the running shot's index, an input said during it)
 
     @property
     def pending(self) -> Question | None:
@@ -645,7 +653,9 @@ class Referee:
         return self._take(self._splitter.push(event))
 
     def finish(self) -> list[Step]:
-        return self._take(self._splitter.close())
+        steps = self._take(self._splitter.close())
+        held, self._held = self._held, []
+        return steps + self._take((e for _, e in held), hold=False)  # a question still pending refuses them, saying so
 
     def undo(self, reason: str, t_s: float | None = None) -> Step:
         """Take the last call back (a shot the camera saw that was no shot, an input given by mistake):
@@ -667,11 +677,16 @@ class Referee:
                  withdrawn=call.decision, explanation=f"undo: the call on {what} is withdrawn ({reason})")
         return Step(d, self.state)
 
-    def _take(self, items: Iterable[Shot | OperatorInput]) -> list[Step]:
+    def _take(self, items: Iterable[Shot | OperatorInput], hold: bool = True) -> list[Step]:
         steps = []
         for item in items:
             if isinstance(item, Shot):
+                self._shots += 1
                 step = self._shot(item)
+            elif (hold and self._splitter.in_shot and not isinstance(item, (Answer, Override))
+                  and self.engine.on_input(self.state, item) is not None):
+                self._held.append((self._shots, item))
+                continue
             else:
                 try:
                     step = self._input(item)
@@ -680,6 +695,11 @@ class Referee:
                     raise
             if step is not None:
                 steps.append(step)
+            if self._held and self.pending is None and self._held[0][0] < self._shots:
+                held, self._held = self._held, []
+                if self.history and self.history[-1].decision.frame_over:  # the shot ended the frame first
+                    held = [(n, e) for n, e in held if not isinstance(e, Concession)]
+                steps += self._take((e for _, e in held), hold=False)
         return steps
 
     def _record(self, before: Any, item: Shot | OperatorInput, decision: Decision, replace_last: bool = False) -> Step:
