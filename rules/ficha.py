@@ -19,7 +19,7 @@ From camera events (``tracking.events``)
     4.4.2    snookered but a cushion reachable: a cushion before the first ball, else a foul (5.2)
     4.4.3    covered last ball potted after the cue ball touched a covering ball: loss of the frame
     4.5      a ball frozen to the cue ball (gap under 1 mm at the strike) moved: removal
-    5.2      miss: no ball hit, or an opponent ball first
+    5.2      miss: no ball hit, or an opponent ball first (two first contacts in one video frame: asked)
     5.3      a ball off the table: removal, the turn passes; 5.3.1/5.3.2 re-spotting followed through
              ``ball_placed`` (and the cue ball dropping into a pocket while re-spotted, 5.3.2.1). A ball
              off the table has not dropped: the shooter's last ball leaving the table is re-spotted and
@@ -169,6 +169,7 @@ class Options(RulesOptions):
     frozen_gap_mm: float = Field(1.0, ge=0.0, allow_inf_nan=False)  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
     frozen_moved_mm: float = Field(2.0, ge=0.0, allow_inf_nan=False)  # 4.5: a frozen ball displaced by more than this (with no contact) moved
     pot_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 4.2: two drops closer than this (about a video frame) are in no sure order
+    contact_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 5.2: the cue ball's first two contacts closer than this are in no sure order
     start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
     start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
     start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
@@ -846,7 +847,7 @@ class FichaRules(Engine):
                     return self._frame_call(s, shot.t_s, shot.index, s.shooter, opp, "covered",
                                             f"{s.sides[side]}'s last ball {covered[0]} covered in {covered[1]} by {', '.join(covered[2])} (confirmed)",
                                             ("4.3", "4.4.3"), s.balls, pos)
-        facts = self._facts(s, shot, answers, cushion_required)
+        facts = self._facts(s, shot, answers, cushion_required, s.group_balls[target_side])
         if isinstance(facts, Question):
             return pend(facts)
 
@@ -1029,7 +1030,8 @@ class FichaRules(Engine):
 
     # ---- facts --------------------------------------------------------------------------------
 
-    def _facts(self, s: State, shot: Shot, answers: Mapping[str, str], cushion_required: bool) -> _Facts | Question:
+    def _facts(self, s: State, shot: Shot, answers: Mapping[str, str], cushion_required: bool,
+               legal_first: Sequence[str]) -> _Facts | Question:
         cue = s.cue
         minc = s.options.min_confidence
         events = shot.events[1:]
@@ -1037,12 +1039,22 @@ class FichaRules(Engine):
         contact_balls = [e.b if e.a == cue else e.a for e in contacts]
         first: str | None = contact_balls[0] if contacts else None
         first_t: float | None = contacts[0].t_s if contacts else None
+        asked: tuple[str, tuple[str, ...]] | None = None  # the question's text and options
         if contacts and contacts[0].confidence < minc:
-            key = Question.key(shot.index, "first_contact")
             alt = next((b for b in contact_balls if b != first), "none")
-            options = (first, alt) if alt == "none" else (first, alt, "none")
+            asked = (f"ficha 5.2: first contact {first} or {alt}?", (first, alt) if alt == "none" else (first, alt, "none"))
+        else:
+            # balls the cue ball touched within a video frame of its first contact: when they are a legal
+            # first ball and an illegal one, the log's order is no evidence of which came first (5.2)
+            near = list(dict.fromkeys(b for e, b in zip(contacts, contact_balls)
+                                      if e.t_s - contacts[0].t_s < s.options.contact_order_tolerance_s))
+            if len({b in legal_first for b in near}) > 1:
+                asked = (f"ficha 5.2: which ball did the cue ball hit first, {' or '.join(near)} (touched within "
+                         f"{s.options.contact_order_tolerance_s * 1000:.0f} ms)?", tuple(near))
+        if asked is not None:
+            key = Question.key(shot.index, "first_contact")
             if key not in answers:
-                return Question(key, f"ficha 5.2: first contact {first} or {alt}?", options, first)
+                return Question(key, asked[0], asked[1], first)
             first = None if answers[key] == "none" else answers[key]
             if first is None:
                 first_t = None
@@ -1287,7 +1299,7 @@ class FichaRules(Engine):
                 if key in answers:
                     return None
                 why = f" ({e.reason})" if e.reason else ""
-                return Question(key, f"shot {shot.index} was not fully seen ({e.t_s:.2f}-{e.until_s:.2f}s{why}); the camera's call: "
+                return Question(key, f"ficha 4.1: shot {shot.index} was not fully seen ({e.t_s:.2f}-{e.until_s:.2f}s{why}); the camera's call: "
                                      f"{d.explanation}. Accept it (or override)?", ("accept",), "accept")
         return None
 
