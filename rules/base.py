@@ -683,12 +683,12 @@ class Referee:
             if isinstance(item, Shot):
                 self._shots += 1
                 step = self._shot(item)
-            elif (hold and self._splitter.in_shot and not isinstance(item, (Answer, Override))
-                  and self.engine.on_input(self.state, item) is not None):
-                self._held.append((self._shots, item))
-                continue
             else:
                 try:
+                    if (hold and self._splitter.in_shot and not isinstance(item, (Answer, Override))
+                            and self.engine.on_input(self.state, item) is not None):
+                        self._held.append((self._shots, item))  # it acts once the running shot has its call
+                        continue
                     step = self._input(item)
                 except RulesError:
                     self._splitter.withdraw(item)  # a refused input is no part of the next shot

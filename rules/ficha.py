@@ -169,7 +169,7 @@ class Options(RulesOptions):
     frozen_gap_mm: float = Field(1.0, ge=0.0, allow_inf_nan=False)  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
     frozen_moved_mm: float = Field(2.0, ge=0.0, allow_inf_nan=False)  # 4.5: a frozen ball displaced by more than this (with no contact) moved
     pot_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 4.2: two drops closer than this (about a video frame) are in no sure order
-    contact_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 5.2: the cue ball's first two contacts closer than this are in no sure order
+    contact_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 5.2: the cue ball's contacts closer than this to its first are in no sure order
     start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
     start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
     start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
