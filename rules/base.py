@@ -653,9 +653,8 @@ class Referee:
         return self._take(self._splitter.push(event))
 
     def finish(self) -> list[Step]:
-        steps = self._take(self._splitter.close())
-        held, self._held = self._held, []
-        return steps + self._take((e for _, e in held), hold=False)  # a question still pending refuses them, saying so
+        held, self._held = self._held, []  # said during a shot that never comes to rest: they act before its (pending) call
+        return self._take((e for _, e in held), hold=False) + self._take(self._splitter.close())
 
     def undo(self, reason: str, t_s: float | None = None) -> Step:
         """Take the last call back (a shot the camera saw that was no shot, an input given by mistake):
