@@ -528,8 +528,9 @@ class ShotSplitter:
     Operator inputs are returned the moment they arrive *and* kept in the next shot's ``before``, so
     an engine sees a nomination both as an input (it may refuse or record it) and in the shot it
     belongs to. An input said during a shot belongs to that shot's context, but a nomination, being
-    always for the next shot, goes to the shot after it. A new ``shot_start`` with no ``at_rest`` before it closes the open shot unfinished
-    (``end`` is None); so does :meth:`close` at the end of a log.
+    always for the next shot, goes to the shot after it. A new ``shot_start`` with no ``at_rest``
+    before it closes the open shot unfinished (``end`` is None); so does :meth:`close` at the end of
+    a log.
     """
 
     def __init__(self) -> None:
