@@ -266,6 +266,7 @@ class State:
     break_offs: tuple[BreakOff, ...] = ()  # the break-offs played in a row this visit (2b d)
     clock_start_t_s: float | None = None  # the first break-off's strike
     bar_down: bool = False
+    bar_t_s: float | None = None  # when the operator said the bar dropped (None: down from the start, or by the clock)
     endgame: bool = False
     awaiting_rebreak: bool = False  # after a foul break, the opponent chooses (2b b)
     frame_over: bool = False
@@ -830,8 +831,8 @@ class BarBilliardsRules(Engine):
 
     # ---- scoring and the next state -------------------------------------------------------------------
     def _bar_down_at(self, state: State, clock_start: float | None, t_s: float) -> bool:
-        if state.bar_down:
-            return True
+        if state.bar_down:  # a ball that left play before the bar dropped (mid-shot) still went back to the trough
+            return state.bar_t_s is None or t_s >= state.bar_t_s
         return clock_start is not None and t_s >= clock_start + state.options.clock_minutes * 60.0
 
     def _score(self, state: State, shot: Shot, o: _Outcome) -> BarBilliardsDecision:
@@ -1037,7 +1038,7 @@ class BarBilliardsRules(Engine):
         if isinstance(event, BarDropped):
             if state.bar_down or state.frame_over:
                 return None
-            after = replace(state, bar_down=True)
+            after = replace(state, bar_down=True, bar_t_s=event.t_s)
             return self._input_decision(state, after, event, "bar billiards 2g, 2i: the bar has dropped - potted balls no longer return to the trough", ("2g", "2i"))
         if isinstance(event, InvokeEndgame):
             return self._invoke_endgame(state, event)
