@@ -91,7 +91,6 @@ from rules.base import (
     RulesError,
     RulesOptions,
     Shot,
-    cushions_before,
     first_contact,
     other,
     joined_player,
@@ -123,6 +122,7 @@ from tracking.events import (
     Returned,
     ShotStart,
     Unobserved,
+    balls_involved,
 )
 
 __all__ = [
@@ -575,10 +575,14 @@ class BarBilliardsRules(Engine):
 
     def _rebreak_question(self, state: State, shot: Shot) -> Question | None:
         """2b b: after a foul break with no rebreak_choice input and a strike that shows no set-up (no
-        ``positions``), whether the opponent re-broke or played on is asked, not guessed. The default
-        (the likelier reading): a white struck from the D's centre is a re-break."""
+        ``positions``), whether the opponent re-broke or played on is asked, not guessed, unless the
+        shot touches a ball a re-break has not (anything but one object ball: then it was played on).
+        The default (the likelier reading): a white struck from the D's centre is a re-break."""
         if not state.awaiting_rebreak or shot.start.positions:
             return None
+        involved = {b for e in shot.events for b in balls_involved(e)} - {shot.struck}
+        if len(involved) > 1 or involved - {"red"} and "red" in state.in_play:
+            return None  # the set-up decides: not a break-off's
         xy = shot.start.xy_mm
         centre = xy is not None and math.dist(xy, self.profile.d_centre_mm) <= state.options.centre_tolerance_mm
         likely = "rebreak" if centre and shot.struck != "red" else "play_on"
@@ -691,7 +695,9 @@ class BarBilliardsRules(Engine):
             if kind == ENDGAME:
                 if pot.pocket not in self.endgame_holes:
                     raise RulesError(f"{GAME}: endgame shot {shot.index}: hole {pot.pocket} is covered in the endgame (2i a)")
-                real = [c for c in cushions_before(shot, pot.t_s, pot.ball) if c.cushion != "scoreboard"]
+                # 2i d, e: a cushion before the drop; at one time stamp the log's order tells which came first
+                upto = shot.events[:shot.events.index(pot)]
+                real = [c for c in upto if isinstance(c, BallCushion) and c.ball == pot.ball and c.cushion != "scoreboard"]
                 if not real:
                     fouls.add(Foul.ENDGAME_NO_CUSHION)
                 else:
