@@ -761,9 +761,12 @@ class BarBilliardsRules(Engine):
         break_off: BreakOff | None = None
 
         if kind == BREAK_OFF:
+            # the object ball: the red; else (the wrong way round, or the red out of play) the ball the strike
+            # shows on the spot, else the one ball the shot names, else any from the trough
+            named = [b for e in shot.events for b in balls_involved(e) if b != s and b in state.trough]
             obj = "red" if "red" in state.trough and s != "red" else next(
                 (b for b in pos if b != s and b in state.trough and math.dist(pos[b], p.spots["break"]) <= opts.centre_tolerance_mm),
-                next(b for b in state.trough if b != s),
+                named[0] if len(set(named)) == 1 else next(b for b in state.trough if b != s),
             )
             reasons = []
             if s == "red":
