@@ -581,7 +581,7 @@ class BarBilliardsRules(Engine):
         if not state.awaiting_rebreak or shot.start.positions:
             return None
         involved = {b for e in shot.events for b in balls_involved(e)} - {shot.struck}
-        if len(involved) > 1 or involved - {"red"} and "red" in state.in_play:
+        if len(involved) > 1 or (involved - {"red"} and "red" in state.in_play):
             return None  # the set-up decides: not a break-off's
         xy = shot.start.xy_mm
         centre = xy is not None and math.dist(xy, self.profile.d_centre_mm) <= state.options.centre_tolerance_mm
