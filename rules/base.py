@@ -697,8 +697,12 @@ class Referee:
         self.state = self.engine.advance(before, decision)
         return Step(decision, self.state)
 
-    def _shot(self, shot: Shot) -> Step:
+    def _shot(self, shot: Shot) -> Step | None:
         refuse_unjudgeable(self.engine.name, shot, pending=self.pending)
+        last = self.history[-1] if self.history else None
+        if (self.engine.over(self.state) is not None and last is not None and not isinstance(last.item, Shot)
+                and shot.t_s < last.decision.t_s):
+            return None  # the balls were rolling when an input (a concession) ended the game: nothing is left to judge
         return self._record(self.state, shot, self.engine.judge(self.state, shot))
 
     def _input(self, event: OperatorInput) -> Step | None:

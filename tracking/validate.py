@@ -73,6 +73,13 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
             if in_shot:
                 fail(n, e, "a new shot starts before the previous one came to rest (no at_rest between them)")
             in_shot = True
+            # the balls the strike shows on the table (and the struck one, seen where it is struck) were put back
+            # by hand: a re-spot with no ball_placed logged. A bar billiards table returns every potted ball
+            # to the trough, from which the referee puts balls back between shots (the D, the spot, a ball
+            # replaced): there, only a shot's own events are checked against each other
+            gone.difference_update([*e.positions, *([e.ball] if e.xy_mm is not None else [])])
+            if profile.kind == "bar_billiards":
+                gone.clear()
             if e.ball in gone:
                 fail(n, e, f"the struck ball {e.ball!r} is not on the table (it was potted, lifted or left the table){PUT_BACK}")
         elif isinstance(e, AtRest):
