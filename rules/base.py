@@ -445,6 +445,9 @@ class Engine:
 
     name: ClassVar[str]
     rules: ClassVar[RuleTable]
+    # an input that acts on its own (a concession, a warning) said while a shot rolls waits for that
+    # shot's call (see Referee); False: it acts at once (bar billiards: the bar drops mid-shot)
+    inputs_wait_for_the_shot: ClassVar[bool] = False
 
     def initial_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Any:
         raise NotImplementedError
@@ -630,8 +633,8 @@ class Referee:
     ``override``; see :meth:`Engine.corrects`), judge that shot again from the state before it with
     the operator's word applied; the new call replaces the old one (``amends``).
 
-    An input that acts on its own (a concession, a misconduct warning) said while a shot is running
-    acts once that shot has its call: the strike came first, so the shot is judged as the player at
+    In an engine whose ``inputs_wait_for_the_shot`` is set (Sinuca de Ficha), an input that acts on its
+    own (a concession, a misconduct warning) said while a shot is running acts once that shot has its call: the strike came first, so the shot is judged as the player at
     the table played it and in the frame it was played in (ficha 6.3, 5.8). A concession said during
     a shot that itself ends the frame has nothing left to concede.
     """
@@ -692,7 +695,8 @@ class Referee:
                 step = self._shot(item)
             else:
                 try:
-                    if (hold and self._splitter.in_shot and not isinstance(item, (Answer, Override))
+                    if (hold and self.engine.inputs_wait_for_the_shot and self._splitter.in_shot
+                            and not isinstance(item, (Answer, Override))
                             and self.engine.on_input(self.state, item) is not None):
                         self._held.append((self._shots, item))  # it acts once the running shot has its call
                         continue

@@ -453,6 +453,7 @@ class FichaRules(Engine):
 
     name = GAME
     rules = RULES
+    inputs_wait_for_the_shot = True  # 6.3, 5.8 said while the balls roll: the shot is judged first
 
     def __init__(self, profile: TableProfile):
         self.profile = profile
@@ -920,13 +921,14 @@ class FichaRules(Engine):
         # 4.2: the last two drops too close to order, of different groups, on a shot without a foul: ask
         object_pots = list(object_pots)
         if not fouls and len(object_pots) >= 2:
-            p1, p2 = object_pots[-2], object_pots[-1]
-            if s.owner(p1.ball) != s.owner(p2.ball) and p2.t_s - p1.t_s < opt.pot_order_tolerance_s:
+            near = [p for p in object_pots if object_pots[-1].t_s - p.t_s < opt.pot_order_tolerance_s][::-1]  # the log's last first
+            if len({s.owner(p.ball) for p in near}) > 1:
                 key = Question.key(shot.index, "last_pot")
                 if key not in answers:
-                    return pend(Question(key, f"ficha 4.2: which dropped last, {p1.ball} or {p2.ball}?", (p2.ball, p1.ball), p2.ball))
-                if answers[key] == p1.ball:
-                    object_pots[-2:] = [p2, p1]
+                    names = [p.ball for p in near]
+                    return pend(Question(key, f"ficha 4.2: which dropped last, {' or '.join(reversed(names))}?", tuple(names), names[0]))
+                last_pot = next(p for p in near if p.ball == answers[key])
+                object_pots = [p for p in object_pots if p is not last_pot] + [last_pot]
 
         # ---- the balls after the shot ----
         balls = s.balls
