@@ -243,7 +243,7 @@ def run_cli(capsys, *args):
     pytest.param(lambda lines: lines.__setitem__(1, shot_line(positions={**FIRST_SHOT["positions"], "cue": [float("nan"), 405]})),
                  "line 2: shot_start: field 'positions.cue' must be [x_mm, y_mm]", id="NaN cue ball"),
     pytest.param(lambda lines: lines.__setitem__(1, shot_line(positions={**FIRST_SHOT["positions"], "r9": [300.0, 300.0]})),
-                 "event 1 (shot_start at t_s=1): positions names ball 'r9'", id="unknown ball in positions"),
+                 "line 2: shot_start at t_s=1: positions names ball 'r9'", id="unknown ball in positions"),
     pytest.param(lambda lines: lines.__setitem__(0, lines[0].replace('"players":["A","B"]', '"players":"AB"')),
                  "line 1: header: field 'players' must be a list", id="players of the wrong type"),
     pytest.param(lambda lines: lines.__setitem__(0, lines[0].replace('"game":"ficha"', '"game":"snooker"')),
@@ -262,3 +262,16 @@ def test_events_check_refuses_what_judge_refuses(tmp_path, capsys, edit, reason)
     assert reason in checked[1] and reason in judged[1] and len(checked[1].splitlines()) == 1
     if str(log) in judged[1]:  # the same message, after the command's name
         assert checked[1].split(str(log), 1)[1] == judged[1].split(str(log), 1)[1]
+
+
+def test_a_refusal_of_the_log_check_names_the_file_line_after_comments(tmp_path, capsys):
+    """The profile check names the line a person sees in the file, not the event's place among events
+    (comment lines and the header shift them apart)."""
+    lines = (Path(__file__).resolve().parents[1] / "sample_videos" / "ficha" / "frame.events.jsonl").read_text().splitlines()
+    lines[1] = shot_line(positions={**FIRST_SHOT["positions"], "r9": [300.0, 300.0]})
+    lines[1:1] = ["# a comment", ""]
+    log = tmp_path / "frame.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    for command in (("events", "check"), ("judge",)):
+        code, err = run_cli(capsys, *command, str(log))
+        assert code == 1 and f"{log}, line 4: shot_start at t_s=1: positions names ball 'r9'" in err

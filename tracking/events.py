@@ -617,10 +617,13 @@ def _record(text: str) -> Any:
         raise ValueError(f"not valid JSON ({e})") from None
 
 
-def parse_events(lines: Iterable[str], source: str | None = None) -> tuple[LogHeader | None, list[Event]]:
+def parse_events(lines: Iterable[str], source: str | None = None,
+                 line_of: dict[int, int] | None = None) -> tuple[LogHeader | None, list[Event]]:
     """Parse JSON Lines; every problem raises :class:`EventLogError` with its line number.
 
-    Blank lines and lines starting with ``#`` are skipped. Times must not go backwards.
+    Blank lines and lines starting with ``#`` are skipped. Times must not go backwards. ``line_of``,
+    when given, receives each event's line number keyed by ``id(event)``, so that later checks of the
+    parsed events (:func:`tracking.validate.check_against_profile`) can name the line too.
     """
     header: LogHeader | None = None
     events: list[Event] = []
@@ -648,16 +651,18 @@ def parse_events(lines: Iterable[str], source: str | None = None) -> tuple[LogHe
             )
         last_t = event.t_s
         events.append(event)
+        if line_of is not None:
+            line_of[id(event)] = n
     return header, events
 
 
-def read_events(path: str | Path) -> tuple[LogHeader | None, list[Event]]:
-    """Read a JSON Lines log file; errors name the file and the line."""
+def read_events(path: str | Path, line_of: dict[int, int] | None = None) -> tuple[LogHeader | None, list[Event]]:
+    """Read a JSON Lines log file; errors name the file and the line (``line_of``: see :func:`parse_events`)."""
     path = Path(path)
     if not path.exists():
         raise EventLogError("the file does not exist", None, str(path))
     try:
         with open(path, encoding="utf-8") as fh:
-            return parse_events(fh, str(path))
+            return parse_events(fh, str(path), line_of)
     except UnicodeDecodeError as e:
         raise EventLogError(f"not a UTF-8 text file ({e.reason})", None, str(path)) from None

@@ -2,14 +2,15 @@
 names, the keys of ``positions`` and ``pins``, pockets, cushions, pins), and the log is physically
 possible (a ball is not potted twice without being put back, a ball off the table takes no part in a
 shot, a ball does not touch itself, shots begin and end in turn). Each problem raises
-:class:`~tracking.events.EventLogError` naming the event's position in the log and its time.
+:class:`~tracking.events.EventLogError` naming the event's line in the file (or, for an event from
+elsewhere, its position in the log) and its time.
 
 ``cueref events check`` and ``cueref judge`` both run :func:`check_against_profile`, so a log the
 referee would refuse is refused by the check too, with the same message."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from calibration.table import TableProfile
 from tracking.events import (
@@ -37,8 +38,11 @@ PUT_BACK = ("; a ball put back by hand (re-spotted, in hand) needs a ball_placed
             "positions showing it")
 
 
-def check_against_profile(events: Sequence[Event], profile: TableProfile, source: str | None = None) -> None:
-    """Raise :class:`EventLogError` at the first event the table or physics rules out."""
+def check_against_profile(events: Sequence[Event], profile: TableProfile, source: str | None = None,
+                          line_of: Mapping[int, int] | None = None) -> None:
+    """Raise :class:`EventLogError` at the first event the table or physics rules out. With ``line_of``
+    (``id(event)`` -> its line, from :func:`tracking.events.read_events`) the error names the file's line;
+    an event without one (an operator input merged from a calls file) is named by its place in the log."""
     balls = set(profile.ball_ids)
     pockets = {p.id for p in profile.pockets} | {h.id for h in profile.holes}
     cushions = {c.id for c in profile.cushions} | ({"scoreboard"} if profile.scoreboard_x_mm is not None else set())
@@ -47,6 +51,9 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
     in_shot = False
 
     def fail(n: int, e: Event, msg: str) -> None:
+        line = line_of.get(id(e)) if line_of else None
+        if line is not None:
+            raise EventLogError(f"{e.kind} at t_s={e.t_s:g}: {msg}", line, source)
         raise EventLogError(f"event {n + 1} ({e.kind} at t_s={e.t_s:g}): {msg}", None, source)
 
     for n, e in enumerate(events):

@@ -19,14 +19,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    header, events = read_events(args.log)
+    line_of: dict[int, int] = {}
+    header, events = read_events(args.log, line_of)
     if header and header.game and header.game not in GAMES:  # as judge refuses it
         raise UnknownGameError(f"{args.log}: the header's game {header.game!r} is not one of {', '.join(GAMES)}")
     name = args.table or (header.profile if header and header.profile else None)
     if name is None and header and header.game in GAMES:
         name = GAMES[header.game][2]
     if name:
-        check_against_profile(events, resolve_profile(name), source=str(args.log))
+        check_against_profile(events, resolve_profile(name), source=str(args.log), line_of=line_of)
     counts = Counter(e.kind for e in events)
     span = f"{events[0].t_s:.2f}-{events[-1].t_s:.2f} s" if events else "empty"
     print(f"{args.log}: valid, {len(events)} events ({span}): " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))

@@ -40,7 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     refuse_output_onto_inputs([("--json", args.json)], [("event log", args.events), ("--check file", args.check),
                                                         *(("--calls file", c) for c in args.calls)])
-    header, events = read_events(args.events)
+    line_of: dict[int, int] = {}
+    header, events = read_events(args.events, line_of)
     calls = read_calls(args.calls)
     if calls:
         events = merge_by_time(events, calls)
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.events}: the log has no header naming the game: give --game ({', '.join(GAMES)})")
     profile = resolve_profile(args.table) if args.table else (resolve_profile(header.profile) if header and header.profile else None)
     engine = get_engine(game, profile)
-    check_against_profile(events, engine.profile, source=str(args.events))
+    check_against_profile(events, engine.profile, source=str(args.events), line_of=line_of)
     players = parse_players(args.players) if args.players else (list(header.players) if header and header.players else ["A", "B"])
     options = dict(header.options) if header else {}
     options.update(parse_option_args(args.option))
