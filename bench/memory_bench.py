@@ -6,8 +6,8 @@ played again and again, a 6 s still table between copies (re-racking) and, half-
 table (a break in the match) -- copied packet by packet with shifted timestamps (no re-encoding), so
 decoding costs what the sample costs. :func:`cueref.referee_run.referee_video` referees it exactly as
 ``cueref referee --no-video`` would (the decoding thread, the calibration keeper, the stages, the rules,
-events.jsonl, decisions.jsonl, tracks.csv, the store and the report), in this process; every 15 minutes
-of video it prints the resident memory and the size of each output, and at the end the peak.
+events.jsonl, decisions.jsonl, tracks.csv, the store and the report), in this process; every 5 minutes
+of video (``--check-minutes``) it prints the resident memory and the size of each output, and at the end the peak.
 
 The stages are the installed vision, tracking and inference (``--stages real``, the default); with
 ``--stages standin`` they are the tests' stand-ins (``tests/pipeline/_standins.py``: the clip's ground
@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT))
 
 CLIP = "ficha/frame"
 RERACK_S = 6.0  # the still table between two copies
-CHECK_EVERY_S = 15 * 60.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,6 +173,8 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=120.0, help="the match's length in minutes of video (default 120)")
     ap.add_argument("--break-minutes", type=float, default=20.0, help="the still table half-way (default 20 minutes)")
     ap.add_argument("--annotate", action="store_true", help="write the annotated video too (as cueref referee does by default)")
+    ap.add_argument("--check-minutes", type=float, default=5.0,
+                    help="print the memory (now and peak so far) and the outputs' sizes every this many minutes of video (default 5)")
     ap.add_argument("--keep", type=Path, help="keep the long video in this folder (and reuse it)")
     ap.add_argument("--stages", choices=("real", "standin"), default="real",
                     help="real: the installed vision, tracking and inference (default); standin: the clip's truth mapped onto each copy")
@@ -226,7 +227,7 @@ def main() -> int:
             return db.execute("PRAGMA page_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
 
     idle = [s for s in segments if s.copy is None and s.n_frames > RERACK_S * fps]  # the long still table
-    checks = {*range(0, total_frames, int(CHECK_EVERY_S * fps)), total_frames - 1,
+    checks = {*range(0, total_frames, max(1, int(args.check_minutes * 60 * fps))), total_frames - 1,
               *(f for s in idle for f in (s.start_frame, s.start_frame + s.n_frames - 1))}
 
     def checkpoint(frame: int, t_s: float) -> None:

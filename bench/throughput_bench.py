@@ -170,6 +170,7 @@ def measure(video: str, mode: str, one_core: bool, real: bool) -> dict:
     from tests.pipeline._standins import load_clip
 
     clip = load_clip(CLIP)
+    c0 = time.process_time()
     spent: dict = defaultdict(float)
     ends: dict = defaultdict(float)
     _time_outputs(spent, ends)
@@ -178,7 +179,7 @@ def measure(video: str, mode: str, one_core: bool, real: bool) -> dict:
                          store=f"{tmp}/m.sqlite", annotate=mode == "referee")
         done = referee_video(job, stages=_timed_loader(spent, real), say=lambda line: None, shots=None, progress=None)
     return {"frames": done.frames, "seconds": done.seconds - ends["open"] - ends["close"], "cpu_s": dict(spent),
-            "shots": done.shots, "ends_s": dict(ends)}
+            "shots": done.shots, "ends_s": dict(ends), "process_cpu_s": time.process_time() - c0}
 
 
 # ---- the run -------------------------------------------------------------------------------------------------
@@ -249,6 +250,9 @@ def main() -> int:
                               f"frame to the last, {m['shots']} shots called{'' if real else ', stand-in stages'})")
                         print(f"{label}, {where}: {mode} {m['ends_s']['open'] + m['ends_s']['close']:.1f} s opening and closing "
                               f"the match (the store's match; the report at the end), once per video")
+                        print(f"{label}, {where}: {mode} CPU {1000 * m['process_cpu_s'] / m['frames']:.2f} ms/frame in all "
+                              f"(process CPU of every thread: decoding, colour conversion, the stages, the outputs; the "
+                              f"match's opening and closing included)")
                 for mode in (m for m in modes if m != "decode" and m in got):
                     for stage in STAGES if mode == "referee --no-video" else ("outputs",):
                         source = got.get("decode") if stage == "decode" else got[mode]

@@ -366,7 +366,7 @@ def fit_line(points: np.ndarray, iterations: int = 3, tolerance_px: float = 1.5)
     # Final least-squares line through the inliers (SVD: the exact total-least-squares fit).
     sel = p[keep]
     c = sel.mean(axis=0)
-    _, _, vt = np.linalg.svd(sel - c)
+    _, _, vt = np.linalg.svd(sel - c, full_matrices=False)  # U (n x n) is never used
     return c, vt[0], keep
 
 
@@ -376,7 +376,7 @@ def bowed_inliers(points: np.ndarray, tolerance_px: float = 1.5) -> np.ndarray:
     RANSAC line to drop another edge's points, then least squares with 3-sigma trimming)."""
     p = np.asarray(points, dtype=np.float64)
     c = p.mean(axis=0)
-    _, _, vt = np.linalg.svd(p - c)
+    _, _, vt = np.linalg.svd(p - c, full_matrices=False)
     x, y = (p - c) @ vt[0], (p - c) @ vt[1]
     span = float(np.ptp(x)) + 1e-9
     _, _, keep = fit_line(p, iterations=0, tolerance_px=max(tolerance_px, 0.02 * span))
@@ -407,7 +407,7 @@ def _straightness(sides_px: list[np.ndarray], k: np.ndarray, dist: np.ndarray) -
     for pts in sides_px:
         u = undistort_px(pts, k, dist)
         c = u.mean(axis=0)
-        _, _, vt = np.linalg.svd(u - c)
+        _, _, vt = np.linalg.svd(u - c, full_matrices=False)
         res.append((u - c) @ vt[1])
     return np.concatenate(res)
 

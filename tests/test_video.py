@@ -586,6 +586,23 @@ def test_prefetch_gives_the_frames_in_order_then_the_source_error(clip90, tmp_pa
     assert type(exc_info.value) is type(direct_exc) and exc_info.value.frames_read == len(direct)
 
 
+def test_colour_conversion_in_its_thread_gives_pyavs_pictures_and_stops_with_the_reader(clip90):
+    """The reader converts a file's next frame while this one is handed over: the pictures are those
+    PyAV converts in this thread with the same flags, and the converting thread ends with the reader."""
+    from cueref.video.decoder import _SWS_FLAGS
+
+    path, ref = clip90
+    with av.open(str(path)) as c:
+        direct = [f.to_ndarray(format="bgr24", interpolation=_SWS_FLAGS) for f in c.decode(video=0)]
+    assert len(ref) == len(direct) == 90
+    assert all(np.array_equal(f.image, d) for f, d in zip(ref, direct))
+    assert not any(f.image.flags.writeable for f in ref)
+    with VideoReader(path) as reader:
+        reader.read()
+        assert [t for t in threading.enumerate() if t.name.startswith("cueref-bgr")]
+    assert not [t for t in threading.enumerate() if t.name.startswith("cueref-bgr")]
+
+
 def test_prefetch_holds_at_most_maxsize_items_and_stops_when_closed():
     produced = []
 

@@ -52,10 +52,12 @@ import logging
 import math
 import os
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from fractions import Fraction
 from typing import Literal
 
 import av
+import numpy as np
 from av.video.reformatter import Interpolation
 
 from cueref.video.errors import (
@@ -88,6 +90,19 @@ _SWS_FLAGS = (
     | Interpolation.ACCURATE_RND
     | Interpolation.FULL_CHR_H_INT
 )
+
+#: Frames of a file decoded ahead of the one being delivered while their colour conversion runs in the
+#: converting thread (decoding and swscale both release the GIL, so the two overlap each other and the
+#: caller's Python work). One is enough for the overlap; each costs one picture of memory (~6 MB at
+#: 1080p). A stream URL decodes none ahead: a live frame is never held back waiting for the next.
+_CONVERT_AHEAD = 1
+
+
+def _to_bgr(avf: av.VideoFrame) -> np.ndarray:
+    image = avf.to_ndarray(format="bgr24", interpolation=_SWS_FLAGS)
+    image.flags.writeable = False
+    return image
+
 
 #: In ``on_corrupt="skip"`` mode, give up after this many demux errors in a
 #: row (a dead network stream would otherwise fail forever).
@@ -167,6 +182,9 @@ class PyAVDecoder:
         self._container = None
         self._pts_index: PtsIndex | None = None
         self._ready: deque = deque()  # decoded av.VideoFrame not yet delivered
+        self._converting: ThreadPoolExecutor | None = None  # the colour conversion's thread, from the first read
+        self._in_flight: deque[tuple[int, float, Future]] = deque()  # (index, t_s, its BGR picture to come)
+        self._raised: BaseException | None = None  # the decoder's error, raised after the frames in flight
         self._frames_read = 0
         self._last_index: int | None = None
         self._last_t_s: float | None = None
@@ -333,6 +351,10 @@ class PyAVDecoder:
         return self._container.format.name
 
     def close(self) -> None:
+        self._in_flight.clear()
+        if self._converting is not None:
+            self._converting.shutdown(wait=True)  # no conversion may outlive the decoder's buffers
+            self._converting = None
         if self._pts_index is not None:
             self._pts_index.close()
             self._pts_index = None
@@ -348,12 +370,39 @@ class PyAVDecoder:
 
     def read(self) -> Frame | None:
         """The next frame, or ``None`` at the end; raises :class:`DamagedVideoError` once, after the last
-        good frame of a damaged file."""
+        good frame of a damaged file.
+
+        In a file, colour conversion overlaps decoding (:data:`_CONVERT_AHEAD`): the next frame is decoded
+        and handed to the converting thread before this one's picture is waited for."""
+        if self._converting is None:
+            self._converting = ThreadPoolExecutor(1, thread_name_prefix="cueref-bgr")
+        ahead = _CONVERT_AHEAD if self._kind == "file" else 0
+        while len(self._in_flight) <= ahead and self._raised is None:
+            try:
+                got = self._next_decoded()
+            except Exception as e:  # noqa: BLE001 - raised after the frames decoded before it
+                self._raised = e
+                break
+            if got is None:
+                break
+            index, t_s, avf = got
+            self._in_flight.append((index, t_s, self._converting.submit(_to_bgr, avf)))
+        if self._in_flight:
+            index, t_s, image = self._in_flight.popleft()
+            return Frame(index=index, t_s=t_s, image=image.result())
+        if self._raised is not None:
+            e, self._raised = self._raised, None
+            raise e
+        return None
+
+    def _next_decoded(self):
+        """``(index, t_s, av.VideoFrame)`` of the next frame to deliver, or ``None`` at the end; raises
+        :class:`DamagedVideoError` once, after the last good frame of a damaged file."""
         while True:
             while self._ready:
-                frame = self._deliver(self._ready.popleft())
-                if frame is not None:
-                    return frame
+                got = self._deliver(self._ready.popleft())
+                if got is not None:
+                    return got
             if self._eof:
                 if self._final_check_due:
                     self._final_check_due = False
@@ -571,8 +620,8 @@ class PyAVDecoder:
         else:
             log.warning("%s: %s", self._source, reason)
 
-    def _deliver(self, avf) -> Frame | None:
-        """Account for one decoded frame; return it as a Frame, or None when it
+    def _deliver(self, avf) -> tuple[int, float, av.VideoFrame] | None:
+        """Account for one decoded frame; return its index, time and picture, or None when it
         is skipped (before a seek target, or after a gap following damage)."""
         pts = avf.pts
         if self._next_index is None:
@@ -612,13 +661,10 @@ class PyAVDecoder:
             if t_s < self._seek_target_s - _SEEK_EPS_S:
                 return None
             self._seek_target_s = None
-        image = avf.to_ndarray(format="bgr24", interpolation=_SWS_FLAGS)
-        image.flags.writeable = False
-        frame = Frame(index=index, t_s=t_s, image=image)
         self._frames_read += 1
         self._last_index, self._last_t_s = index, t_s
         self._in_error_burst = False
-        return frame
+        return index, t_s, avf
 
     def _index_after_seek(self, pts: int | None) -> int:
         if pts is None:
@@ -645,6 +691,8 @@ class PyAVDecoder:
         Raises:
             VideoError: the stream cannot seek.
         """
+        self._in_flight.clear()
+        self._raised = None
         t_s = max(0.0, float(t_s))
         target_pts = self._start_pts + math.floor(Fraction(t_s) / self._tb)
         backoff_s = 0.0
