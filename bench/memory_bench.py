@@ -16,8 +16,9 @@ The keeper, the rules and every output are the real ones either way. With the re
 re-racked table between copies is seen as it is (balls vanishing and appearing), so the calls after
 the first copy need not be a ficha frame's; what is measured here is memory and the outputs' growth.
 
-Run: ``python bench/memory_bench.py [--minutes 120] [--stages real|standin] [--keep DIR]`` (about 25 minutes for 120 on two
-cores; ``--annotate`` adds the annotated video, which takes three times as long).
+Run: ``python bench/memory_bench.py [--minutes 120] [--stages real|standin] [--keep DIR]`` (with ``--stages standin`` about 25
+minutes for 120 on two cores; with the real stages as long as ``cueref referee --no-video`` takes on two hours
+of 720p video; ``--annotate`` adds the annotated video, which takes three times as long).
 """
 
 from __future__ import annotations
