@@ -38,6 +38,7 @@ from vision.background import ClothBackground
 from vision.balls import BallFits, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
+from vision.fit import ray_directions
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
@@ -79,6 +80,7 @@ class Detector:
         self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
         self._new_still = np.zeros(0, bool)
         self._soft = np.zeros(0, bool)  # per ball of the previous frame: found as a blob, not by its outline
+        self._rest = np.zeros((0, 3))  # per ball of the previous frame: its last outline fit (x, y px) and how many fits its place averages
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
@@ -237,6 +239,7 @@ class Detector:
         old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
         old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
         old_soft = self._soft if len(self._soft) == len(old) else np.zeros(len(old), bool)
+        old_rest = self._rest if len(self._rest) == len(old) else np.c_[old.xy_px, np.zeros(len(old))]
         # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
         stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
         again = ~stays
@@ -268,12 +271,14 @@ class Detector:
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
+        new, new_rest = _settle(new, len(new) - len(blobs), old[~old_soft], old_rest[~old_soft], self.cfg)
         seen = BallDetections.concat([carried, new])
         hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
         self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
                                      np.zeros(len(hidden), bool)])
+        self._rest = np.concatenate([old_rest[stays], new_rest, np.c_[hidden.xy_px, np.zeros(len(hidden))]])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         balls = self._off_fallen_pins(balls, pins)
@@ -589,7 +594,11 @@ class Detector:
         core = summarise_colours(sample_core(image, centre, radius * 0.5))
         f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
         prob, label, far = self.colours.classify(f)
-        keep = self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN)
+        streak = smear > 1.0
+        # no outline vouches for a blob: its colour must (a streak's may be too mixed to name), and it
+        # must stand out from the cloth round it now (a ghost in the background model is cloth)
+        keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | (label != ""))
+                & _stands_out(image, centre, radius, core, smear, self.cfg.min_edge_contrast))
         if not keep.any():
             return empty
         k = int(keep.sum())
@@ -630,7 +639,7 @@ class Detector:
                 lying |= np.linalg.norm(balls.xy_mm - np.asarray(pin.xy_mm), axis=1) <= pin.height_mm + pin.radius_mm
         lying &= self._soft
         if lying.any():
-            balls, self._still, self._soft = balls[~lying], self._still[~lying], self._soft[~lying]
+            balls, self._still, self._soft, self._rest = balls[~lying], self._still[~lying], self._soft[~lying], self._rest[~lying]
         return balls
 
     def _occluder_mask(self, parts: "_Parts", near_balls: np.ndarray) -> np.ndarray:
@@ -680,6 +689,62 @@ def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndar
         if all(np.hypot(*(pts[i] - pts[j])) >= min(min_dist[i], min_dist[j]) for j in kept):
             kept.append(int(i))
     return np.array(kept, dtype=int)
+
+
+def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: np.ndarray, cfg: DetectorConfig
+            ) -> tuple[BallDetections, np.ndarray]:
+    """A ball at rest is placed by the mean of its outline fits, not by the last one alone: each fit
+    errs by a few tenths of a pixel (the picture's noise, a video codec's blocks, the shading of the
+    ball's limb), and the errors of fits made at different times are largely independent.
+
+    The first ``n_fitted`` of ``new`` were found by their outlines (the rest as blobs: never averaged).
+    A new fit within ``cfg.rest_gate`` radii of both the place and the last fit of a visible ball of
+    ``old`` (not found as a blob; ``old_rest`` (m, 3): its last fit x, y px and the number of fits its
+    place averages) is that ball still at rest: its place becomes the running mean of at most
+    ``cfg.rest_fits`` fits. Returns ``new`` and its rows of ``old_rest`` for the next frame."""
+    from dataclasses import replace
+
+    rest = np.c_[new.xy_px, np.ones(len(new))]
+    fitted = np.arange(len(new)) < n_fitted
+    look = (old.state == BallState.VISIBLE)
+    if not fitted.any() or not look.any():
+        return new, rest
+    cand = np.nonzero(look)[0]
+    d_place = np.linalg.norm(new.xy_px[:, None] - old.xy_px[cand][None], axis=2)
+    j = np.argmin(d_place, axis=1)
+    gate = cfg.rest_gate * new.radius_px
+    last = old_rest[cand[j], :2]
+    same = (fitted & (new.state == BallState.VISIBLE) & (d_place[np.arange(len(new)), j] <= gate)
+            & (np.linalg.norm(new.xy_px - last, axis=1) <= gate))
+    if not same.any():
+        return new, rest
+    m = np.minimum(old_rest[cand[j], 2], cfg.rest_fits - 1)[:, None]
+    w = np.where(same[:, None], m / (m + 1.0), 0.0)
+    o = cand[j]
+    xy_px = w * old.xy_px[o] + (1 - w) * new.xy_px
+    xy_mm = w * old.xy_mm[o] + (1 - w) * new.xy_mm
+    rest[:, 2] = np.where(same, m[:, 0] + 1.0, 1.0)
+    return replace(new, xy_px=xy_px, xy_mm=xy_mm), rest
+
+
+_RING = ray_directions(16)  # the directions of a blob's surround
+
+
+def _stands_out(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: np.ndarray, smear: np.ndarray,
+                min_contrast: float) -> np.ndarray:
+    """Whether blobs (centres (n, 2) px, radii (n,) px, core colours (n, 3), smear ratios (n,): 1 for a
+    round blob) differ from the picture's cloth round them (the median of a ring two radii out; a
+    streak's own ends cross it in few of its points) by at least ``min_contrast`` grey levels, the
+    core unmixed from the cloth a streak spreads it over. A patch of bare cloth that the background
+    model holds wrong (where a ball stood when the video began, a shadow that has gone) is foreground
+    against the model but not against the cloth beside it: no ball."""
+    if len(centre) == 0:
+        return np.zeros(0, bool)
+    pts = centre[:, None, :] + 2.0 * radius[:, None, None] * _RING[None]
+    ring = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    cloth = np.median(ring, axis=1)
+    return np.linalg.norm(core - cloth, axis=1) * np.maximum(smear, 1.0) >= min_contrast
 
 
 def _streak_ends(balls: BallDetections) -> np.ndarray:
