@@ -61,9 +61,9 @@ class DetectorConfig:
     """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
     a clean circle, two fingertips side by side are not."""
     rest_gate: float = 0.08
-    """A ball's new outline fit within this many radii of where it stands and of its last fit is the
-    ball still at rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; a ball
-    rolling slower than this per frame is averaged over a few frames (it lags by less than this)."""
+    """A ball's new outline fit within this many radii of where it stood unchanged is that ball still at
+    rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; larger lets a ball
+    nudged by less than this keep its old mean for a while."""
     rest_fits: int = 8
     """At most this many fits are averaged for a ball at rest: more is steadier, but a ball crept on
     by a touch is followed more slowly."""

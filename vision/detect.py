@@ -80,7 +80,7 @@ class Detector:
         self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
         self._new_still = np.zeros(0, bool)
         self._soft = np.zeros(0, bool)  # per ball of the previous frame: found as a blob, not by its outline
-        self._rest = np.zeros((0, 3))  # per ball of the previous frame: its last outline fit (x, y px) and how many fits its place averages
+        self._rest = np.zeros((0, 2))  # per ball of the previous frame: how many outline fits its place averages; 1 if it stood unchanged
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
@@ -218,6 +218,8 @@ class Detector:
                 if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
                     pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
                 self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
+                if len(self._rest) == len(prev.balls):
+                    self._rest[:, 1] = 1.0
                 balls = self._off_fallen_pins(prev.balls.at(frame, t_s), pins)
                 self._prev = FrameDetections(frame, t_s, balls, pins, prev.occluders)
                 return self._prev
@@ -239,7 +241,7 @@ class Detector:
         old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
         old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
         old_soft = self._soft if len(self._soft) == len(old) else np.zeros(len(old), bool)
-        old_rest = self._rest if len(self._rest) == len(old) else np.c_[old.xy_px, np.zeros(len(old))]
+        old_rest = self._rest if len(self._rest) == len(old) else np.zeros((len(old), 2))
         # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
         stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
         again = ~stays
@@ -278,7 +280,7 @@ class Detector:
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
         self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
                                      np.zeros(len(hidden), bool)])
-        self._rest = np.concatenate([old_rest[stays], new_rest, np.c_[hidden.xy_px, np.zeros(len(hidden))]])
+        self._rest = np.concatenate([np.c_[old_rest[stays, :1], np.ones(int(stays.sum()))], new_rest, np.zeros((len(hidden), 2))])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         balls = self._off_fallen_pins(balls, pins)
@@ -695,36 +697,32 @@ def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: n
             ) -> tuple[BallDetections, np.ndarray]:
     """A ball at rest is placed by the mean of its outline fits, not by the last one alone: each fit
     errs by a few tenths of a pixel (the picture's noise, a video codec's blocks, the shading of the
-    ball's limb), and the errors of fits made at different times are largely independent.
+    ball's limb), and fits made seconds apart err independently.
 
     The first ``n_fitted`` of ``new`` were found by their outlines (the rest as blobs: never averaged).
-    A new fit within ``cfg.rest_gate`` radii of both the place and the last fit of a visible ball of
-    ``old`` (not found as a blob; ``old_rest`` (m, 3): its last fit x, y px and the number of fits its
-    place averages) is that ball still at rest: its place becomes the running mean of at most
-    ``cfg.rest_fits`` fits. Returns ``new`` and its rows of ``old_rest`` for the next frame."""
+    A new fit within ``cfg.rest_gate`` radii of a visible ball of ``old`` that stood unchanged in the
+    previous frame (its picture had not changed since it was placed: it was at rest) is that ball,
+    still at rest: its place becomes the running mean of at most ``cfg.rest_fits`` fits. A ball
+    refitted frame after frame (something moves round it, or it creeps) is placed by its last fit.
+    ``old_rest`` (m, 2): per ball of ``old``, the number of fits its place averages and whether it
+    stood unchanged. Returns ``new`` and its rows of ``old_rest`` for the next frame."""
     from dataclasses import replace
 
-    rest = np.c_[new.xy_px, np.ones(len(new))]
-    fitted = np.arange(len(new)) < n_fitted
-    look = (old.state == BallState.VISIBLE)
-    if not fitted.any() or not look.any():
+    rest = np.c_[np.ones(len(new)), np.zeros(len(new))]
+    fitted = (np.arange(len(new)) < n_fitted) & (new.state == BallState.VISIBLE)
+    cand = np.nonzero((old.state == BallState.VISIBLE) & (old_rest[:, 1] > 0))[0]
+    if not fitted.any() or len(cand) == 0:
         return new, rest
-    cand = np.nonzero(look)[0]
-    d_place = np.linalg.norm(new.xy_px[:, None] - old.xy_px[cand][None], axis=2)
-    j = np.argmin(d_place, axis=1)
-    gate = cfg.rest_gate * new.radius_px
-    last = old_rest[cand[j], :2]
-    same = (fitted & (new.state == BallState.VISIBLE) & (d_place[np.arange(len(new)), j] <= gate)
-            & (np.linalg.norm(new.xy_px - last, axis=1) <= gate))
+    d = np.linalg.norm(new.xy_px[:, None] - old.xy_px[cand][None], axis=2)
+    j = np.argmin(d, axis=1)
+    same = fitted & (d[np.arange(len(new)), j] <= cfg.rest_gate * new.radius_px)
     if not same.any():
         return new, rest
-    m = np.minimum(old_rest[cand[j], 2], cfg.rest_fits - 1)[:, None]
-    w = np.where(same[:, None], m / (m + 1.0), 0.0)
     o = cand[j]
-    xy_px = w * old.xy_px[o] + (1 - w) * new.xy_px
-    xy_mm = w * old.xy_mm[o] + (1 - w) * new.xy_mm
-    rest[:, 2] = np.where(same, m[:, 0] + 1.0, 1.0)
-    return replace(new, xy_px=xy_px, xy_mm=xy_mm), rest
+    m = np.minimum(old_rest[o, 0], cfg.rest_fits - 1)[:, None]
+    w = np.where(same[:, None], m / (m + 1.0), 0.0)
+    rest[:, 0] = np.where(same, m[:, 0] + 1.0, 1.0)
+    return replace(new, xy_px=w * old.xy_px[o] + (1 - w) * new.xy_px, xy_mm=w * old.xy_mm[o] + (1 - w) * new.xy_mm), rest
 
 
 _RING = ray_directions(16)  # the directions of a blob's surround
