@@ -60,6 +60,13 @@ class DetectorConfig:
     max_edge_rms: float = 0.06
     """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
     a clean circle, two fingertips side by side are not."""
+    rest_gate: float = 0.08
+    """A ball's new outline fit within this many radii of where it stood unchanged is that ball still at
+    rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; larger lets a ball
+    nudged by less than this keep its old mean for a while."""
+    rest_fits: int = 8
+    """At most this many fits are averaged for a ball at rest: more is steadier, but a ball crept on
+    by a touch is followed more slowly."""
     airborne_mm: float = 15.0
     """A ball whose outline says it is this much above the cloth (mm) is reported airborne, if that is
     also four times the height that ``radius_noise_px`` of outline radius means there."""

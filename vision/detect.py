@@ -38,6 +38,7 @@ from vision.background import ClothBackground
 from vision.balls import BallFits, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
+from vision.fit import ray_directions
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
@@ -79,6 +80,7 @@ class Detector:
         self._still = np.zeros(0, bool)  # per ball of the previous frame: seen at rest (in the same place twice)
         self._new_still = np.zeros(0, bool)
         self._soft = np.zeros(0, bool)  # per ball of the previous frame: found as a blob, not by its outline
+        self._rest = np.zeros((0, 2))  # per ball of the previous frame: how many outline fits its place averages; 1 if it stood unchanged
         self._last_t: float | None = None
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
@@ -216,6 +218,8 @@ class Detector:
                 if self._pins is not None and self._pins.pending():  # a pin's new state is being confirmed
                     pins = self._pins.detect(image, self._last_score, prev.balls.xy_px, prev.balls.radius_px)
                 self._still = np.ones(len(prev.balls), bool)  # nothing moved: every ball stood still
+                if len(self._rest) == len(prev.balls):
+                    self._rest[:, 1] = 1.0
                 balls = self._off_fallen_pins(prev.balls.at(frame, t_s), pins)
                 self._prev = FrameDetections(frame, t_s, balls, pins, prev.occluders)
                 return self._prev
@@ -237,6 +241,7 @@ class Detector:
         old = prev.balls if prev is not None and prev.valid else BallDetections.empty(frame, t_s, self.classes)
         old_still = self._still if len(self._still) == len(old) else np.zeros(len(old), bool)
         old_soft = self._soft if len(self._soft) == len(old) else np.zeros(len(old), bool)
+        old_rest = self._rest if len(self._rest) == len(old) else np.zeros((len(old), 2))
         # a ball where nothing changed stands as it was; not one in the air (it cannot hover: look again)
         stays = ~self._in_region(old.xy_px, region) & (old.state != BallState.AIRBORNE)
         again = ~stays
@@ -268,12 +273,14 @@ class Detector:
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
+        new, new_rest = _settle(new, len(new) - len(blobs), old[~old_soft], old_rest[~old_soft], self.cfg)
         seen = BallDetections.concat([carried, new])
         hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
         self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
         self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
                                      np.zeros(len(hidden), bool)])
+        self._rest = np.concatenate([np.c_[old_rest[stays, :1], np.ones(int(stays.sum()))], new_rest, np.zeros((len(hidden), 2))])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         balls = self._off_fallen_pins(balls, pins)
@@ -589,7 +596,11 @@ class Detector:
         core = summarise_colours(sample_core(image, centre, radius * 0.5))
         f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
         prob, label, far = self.colours.classify(f)
-        keep = self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN)
+        streak = smear > 1.0
+        # no outline vouches for a blob: its colour must (a streak's may be too mixed to name), and it
+        # must stand out from the cloth round it now (a ghost in the background model is cloth)
+        keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | (label != ""))
+                & _stands_out(image, centre, radius, core, smear, self.cfg.min_edge_contrast))
         if not keep.any():
             return empty
         k = int(keep.sum())
@@ -630,7 +641,7 @@ class Detector:
                 lying |= np.linalg.norm(balls.xy_mm - np.asarray(pin.xy_mm), axis=1) <= pin.height_mm + pin.radius_mm
         lying &= self._soft
         if lying.any():
-            balls, self._still, self._soft = balls[~lying], self._still[~lying], self._soft[~lying]
+            balls, self._still, self._soft, self._rest = balls[~lying], self._still[~lying], self._soft[~lying], self._rest[~lying]
         return balls
 
     def _occluder_mask(self, parts: "_Parts", near_balls: np.ndarray) -> np.ndarray:
@@ -680,6 +691,58 @@ def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndar
         if all(np.hypot(*(pts[i] - pts[j])) >= min(min_dist[i], min_dist[j]) for j in kept):
             kept.append(int(i))
     return np.array(kept, dtype=int)
+
+
+def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: np.ndarray, cfg: DetectorConfig
+            ) -> tuple[BallDetections, np.ndarray]:
+    """A ball at rest is placed by the mean of its outline fits, not by the last one alone: each fit
+    errs by a few tenths of a pixel (the picture's noise, a video codec's blocks, the shading of the
+    ball's limb), and fits made seconds apart err independently.
+
+    The first ``n_fitted`` of ``new`` were found by their outlines (the rest as blobs: never averaged).
+    A new fit within ``cfg.rest_gate`` radii of a visible ball of ``old`` that stood unchanged in the
+    previous frame (its picture had not changed since it was placed: it was at rest) is that ball,
+    still at rest: its place becomes the running mean of at most ``cfg.rest_fits`` fits. A ball
+    refitted frame after frame (something moves round it, or it creeps) is placed by its last fit.
+    ``old_rest`` (m, 2): per ball of ``old``, the number of fits its place averages and whether it
+    stood unchanged. Returns ``new`` and its rows of ``old_rest`` for the next frame."""
+    from dataclasses import replace
+
+    rest = np.c_[np.ones(len(new)), np.zeros(len(new))]
+    fitted = (np.arange(len(new)) < n_fitted) & (new.state == BallState.VISIBLE)
+    cand = np.nonzero((old.state == BallState.VISIBLE) & (old_rest[:, 1] > 0))[0]
+    if not fitted.any() or len(cand) == 0:
+        return new, rest
+    d = np.linalg.norm(new.xy_px[:, None] - old.xy_px[cand][None], axis=2)
+    j = np.argmin(d, axis=1)
+    same = fitted & (d[np.arange(len(new)), j] <= cfg.rest_gate * new.radius_px)
+    if not same.any():
+        return new, rest
+    o = cand[j]
+    m = np.minimum(old_rest[o, 0], cfg.rest_fits - 1)[:, None]
+    w = np.where(same[:, None], m / (m + 1.0), 0.0)
+    rest[:, 0] = np.where(same, m[:, 0] + 1.0, 1.0)
+    return replace(new, xy_px=w * old.xy_px[o] + (1 - w) * new.xy_px, xy_mm=w * old.xy_mm[o] + (1 - w) * new.xy_mm), rest
+
+
+_RING = ray_directions(16)  # the directions of a blob's surround
+
+
+def _stands_out(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: np.ndarray, smear: np.ndarray,
+                min_contrast: float) -> np.ndarray:
+    """Whether blobs (centres (n, 2) px, radii (n,) px, core colours (n, 3), smear ratios (n,): 1 for a
+    round blob) differ from the picture's cloth round them (the median of a ring two radii out; a
+    streak's own ends cross it in few of its points) by at least ``min_contrast`` grey levels, the
+    core unmixed from the cloth a streak spreads it over. A patch of bare cloth that the background
+    model holds wrong (where a ball stood when the video began, a shadow that has gone) is foreground
+    against the model but not against the cloth beside it: no ball."""
+    if len(centre) == 0:
+        return np.zeros(0, bool)
+    pts = centre[:, None, :] + 2.0 * radius[:, None, None] * _RING[None]
+    ring = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    cloth = np.median(ring, axis=1)
+    return np.linalg.norm(core - cloth, axis=1) * np.maximum(smear, 1.0) >= min_contrast
 
 
 def _streak_ends(balls: BallDetections) -> np.ndarray:

@@ -1,0 +1,68 @@
+"""Two checks of the detector's precision, on small made-up inputs: a blob with no outline is a ball
+only if it stands out from the cloth round it; a ball at rest is placed by the mean of its fits, and
+only while it stood unchanged."""
+
+import numpy as np
+
+from vision import BallState
+from vision.config import DetectorConfig
+from vision.detect import _settle, _stands_out
+from vision.types import BallDetections
+
+CLOTH_BGR = (40, 110, 30)
+
+
+def _balls(xy_px, xy_mm=None, state=BallState.VISIBLE) -> BallDetections:
+    xy_px = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2)
+    n = len(xy_px)
+    return BallDetections(frame=0, t_s=0.0, classes=("white",), xy_mm=np.asarray(xy_mm if xy_mm is not None else xy_px * 2.5, dtype=np.float64),
+                          xy_px=xy_px, radius_px=np.full(n, 10.0), height_mm=np.zeros(n), label=np.full(n, "white"),
+                          class_prob=np.ones((n, 1)), score=np.ones(n, np.float32), state=np.full(n, state, np.uint8))
+
+
+def test_a_blob_of_bare_cloth_is_no_ball_a_coloured_one_is():
+    image = np.zeros((120, 200, 3), np.uint8)
+    image[:] = CLOTH_BGR
+    image[50:70, 140:160] = (30, 140, 200)  # a ball's colour, on the right
+    centre = np.array([[60.0, 60.0], [150.0, 60.0]])
+    core = np.array([CLOTH_BGR, (30, 140, 200)], np.float32)  # the left one is cloth: a ghost of the background model
+    out = _stands_out(image, centre, np.array([10.0, 10.0]), core, np.array([1.0, 1.0]), 12.0)
+    assert out.tolist() == [False, True]
+
+
+def test_a_streak_is_unmixed_before_it_is_compared():
+    image = np.zeros((120, 200, 3), np.uint8)
+    image[:] = CLOTH_BGR
+    faint = np.array(CLOTH_BGR, np.float32) + 5.0  # a ball smeared over four times its length: 5 grey levels a channel
+    out = _stands_out(image, np.array([[100.0, 60.0]]), np.array([10.0]), faint[None], np.array([4.0]), 12.0)
+    assert out.tolist() == [True]
+    assert _stands_out(image, np.array([[100.0, 60.0]]), np.array([10.0]), faint[None], np.array([1.0]), 12.0).tolist() == [False]
+
+
+def test_a_ball_that_stood_unchanged_is_placed_by_the_mean_of_its_fits():
+    cfg = DetectorConfig()
+    old = _balls([[100.0, 100.0], [300.0, 100.0]])
+    old_rest = np.array([[3.0, 1.0], [3.0, 0.0]])  # both placed by 3 fits; the second was refitted last frame
+    new = _balls([[100.4, 100.0], [300.4, 100.0]])
+    settled, rest = _settle(new, 2, old, old_rest, cfg)
+    assert np.allclose(settled.xy_px[0], (100.1, 100.0))  # (3 x 100 + 100.4) / 4
+    assert np.allclose(settled.xy_mm[0], (250.25, 250.0))
+    assert np.allclose(settled.xy_px[1], (300.4, 100.0))  # it may be creeping: its last fit
+    assert rest.tolist() == [[4.0, 0.0], [1.0, 0.0]]
+
+
+def test_a_moved_ball_or_a_blob_starts_afresh():
+    cfg = DetectorConfig()
+    old = _balls([[100.0, 100.0], [300.0, 100.0]])
+    old_rest = np.array([[5.0, 1.0], [5.0, 1.0]])
+    new = _balls([[101.5, 100.0], [300.2, 100.0]])  # the first moved 0.15 radii; the second is a blob (n_fitted=1)
+    settled, rest = _settle(new, 1, old, old_rest, cfg)
+    assert np.allclose(settled.xy_px, new.xy_px)
+    assert rest[:, 0].tolist() == [1.0, 1.0]
+
+
+def test_the_mean_is_capped_so_a_nudged_ball_is_followed():
+    cfg = DetectorConfig()
+    old = _balls([[100.0, 100.0]])
+    settled, rest = _settle(_balls([[100.8, 100.0]]), 1, old, np.array([[50.0, 1.0]]), cfg)
+    assert np.isclose(settled.xy_px[0, 0], 100.0 + 0.8 / cfg.rest_fits) and rest[0, 0] == cfg.rest_fits
