@@ -1,6 +1,6 @@
 """Vision benchmark (the "done when" figures of the vision stage).
 
-Renders corpora with the simulator (cached under ``--cache``, default ``out/vision-bench/``), runs the
+Renders corpora with the simulator (cached under ``--cache``, default ``out/vision-bench/``, one folder per seed), runs the
 detector on every frame and scores it against the exact ground truth:
 
 * **recall / precision per frame**: a visible ball (on the cloth or in the air, at most half hidden
@@ -413,12 +413,13 @@ def main() -> int:
     if args.only:
         specs = [s for s in specs if args.only in name(s)]
     seeds = {name(s): (s[2] if isinstance(s, tuple) else s.seed) for s in specs}
-    args.cache.mkdir(parents=True, exist_ok=True)
-    jobs = [(s, str(args.cache)) for s in specs]
+    cache = args.cache / f"seed-{args.seed}"  # clip names repeat from seed to seed: one folder per corpus seed
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs = [(s, str(cache)) for s in specs]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         paths = list(tqdm(pool.map(render, jobs), total=len(jobs), desc="render", unit="clip"))
         if args.render_only:
-            print(f"{len(paths)} clips in {args.cache}")
+            print(f"{len(paths)} clips in {cache}")
             return 0
         results = list(tqdm(pool.map(score_clip, [(p, args.auto_frames) for p in paths]), total=len(paths),
                             desc="score", unit="clip"))
