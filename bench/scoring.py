@@ -58,7 +58,7 @@ class Tally:
     identity_switches: int = 0
     ball_frames: int = 0
     notes: list = field(default_factory=list)
-    misses: list = field(default_factory=list)  # (kind, t_s, true ball or pin, inferred id) of true events not found
+    misses: list = field(default_factory=list)  # (kind, t_s, true ball or pin, inferred id) of true events not found, and of false calls (kind + ' (false)')
 
     def add(self, other: "Tally") -> None:
         for f in self.__dataclass_fields__:
