@@ -58,6 +58,7 @@ class Tally:
     identity_switches: int = 0
     ball_frames: int = 0
     notes: list = field(default_factory=list)
+    misses: list = field(default_factory=list)  # (kind, t_s, true ball or pin, inferred id) of true events not found, and of false calls (kind + ' (false)')
 
     def add(self, other: "Tally") -> None:
         for f in self.__dataclass_fields__:
@@ -205,6 +206,10 @@ def score_clip(profile, truth_events: Sequence[Event], inferred: Sequence[Event]
         tally.cushions_inferred += len(ic)
         mc = _match(tc, ic, lambda e: (e.ball, e.cushion), 2 * period + 1e-6)
         tally.cushions_found += len(mc)
+        back = {v: k for k, v in idm.items()}
+        tally.misses += [("cushion " + e.cushion, round(e.t_s, 3), e.ball, back.get(e.ball, e.ball))
+                         for e in tc if not any(a is e for a, _ in mc)]
+        tally.misses += [("cushion " + e.cushion + " (false)", round(e.t_s, 3), e.ball, e.ball) for e in ic if not any(b is e for _, b in mc)]
         tb = [e for e in ts if isinstance(e, BallBall)]
         ib = [e for e in ish if isinstance(e, BallBall)]
         tally.contacts_inferred += len(ib)
@@ -222,6 +227,8 @@ def score_clip(profile, truth_events: Sequence[Event], inferred: Sequence[Event]
             m = _match(te, ie, key, 0.3)
             tally.kinds[k][1] += len(m)
             tally.kinds[k][2] += len(ie) - len(m)
+            tally.misses += [(k, round(e.t_s, 3), key(e), back.get(key(e), key(e))) for e in te if not any(a is e for a, _ in m)]
+            tally.misses += [(k + " (false)", round(e.t_s, 3), key(e), key(e)) for e in ie if not any(b is e for _, b in m)]
     # touched balls are matched over the whole clip (they happen between shots), their ids mapped by
     # the positions of the shot after them (else before them)
     maps = [(ts[0].t_s, _id_map(profile, ts[0], ish[0])) for ts, ish in pairs if ish is not None]

@@ -272,6 +272,9 @@ def main(argv=None) -> int:
             for r in groups[label]:
                 for w in r["tally"].first_wrong:
                     print(f"    {r['name']}: first contact {w}")
+                for kind, t_s, true_id, inferred_id in r["tally"].misses:
+                    what = f"false call {kind.removesuffix(' (false)')}" if kind.endswith(" (false)") else f"missed {kind}"
+                    print(f"    {r['name']} @ {r['fps']:g} fps: {what} of {true_id} (tracked as {inferred_id}) at {t_s} s")
                 for p in r["rules"]["problems"]:
                     print(f"    {r['name']}: {p}")
     out.append(summarise(results, "all clips"))

@@ -464,3 +464,60 @@ def test_a_still_ball_whose_measure_steps_a_little_is_not_touched_when_hit_later
     assert not of(evs, BallTouched) and not of(evs, CueContact)
     (c,) = of(evs, BallBall)
     assert (c.a, c.b) == ("cue", "r1") and abs(c.t_s - t_c) < 1 / 30
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_slow_roll_into_a_cushion_that_hardly_comes_back_is_a_bounce(fps):
+    # 150 mm/s square into the bottom cushion, back at 90 mm/s: the bounce is a few millimetres either
+    # side of the line, no kink the pieces of free motion can see; the V of the distance shows it
+    W = FICHA.width_mm
+    t0, y0, v = 1.5, W - R - 120.0, 150.0
+    t_hit = t0 + 120.0 / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (500.0, y0)), Leg(t0, (500.0, y0), (0.0, v)),
+              Leg(t_hit, (500.0, W - R), (0.0, -90.0), 150.0))
+    still(scene, "r1", (1000.0, 200.0))
+    cue_stick((500.0, y0), 90.0, t0, scene)
+    (c,) = of(events(scene, fps=fps, t_end=4.5), BallCushion)
+    assert c.ball == "cue" and c.cushion == "B1" and abs(c.t_s - t_hit) < 1 / fps
+
+
+def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_sees_it_go_in():
+    # r1 rests 15 mm off the left cushion's line; the cue ball, rolling left at 1.5 m/s, hits it half
+    # ball (the line of centres at 45 degrees): r1 reaches the cushion 20 ms later, before a frame
+    # sees it on its way in, and is first seen coming away from it
+    t0, v = 1.5, 1500.0
+    x_red, y = R + 15.0, 405.0
+    n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
+    at_contact = np.array([x_red, y]) - 2 * R * n
+    x_cue = at_contact[0] + 400.0
+    t_c = t0 + 400.0 / v
+    v_red = (v * -n[0]) * n  # the blow along the line of centres
+    t_hit = t_c + 15.0 / -v_red[0]
+    hit = np.array([x_red, y]) + v_red * (t_hit - t_c)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
+              Leg(t_c, tuple(at_contact), tuple(np.array([-v, 0.0]) - v_red), 1500.0))
+    scene.add("r1", "red", Leg(0.0, (x_red, y)), Leg(t_c, (x_red, y), tuple(v_red)),
+              Leg(t_hit, tuple(hit), (0.6 * -v_red[0], v_red[1]), 1500.0))
+    cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
+
+
+def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
+    # a jump shot across the top middle pocket's mouth, 60 mm up: seen in the air beyond the table's
+    # edge, beside the drop circle, it fell in no pocket
+    t0, speed = 1.5, 1500.0
+    u = np.array([1.0, -1.0]) / math.sqrt(2.0)
+    p0 = np.array([480.0, 260.0])
+    t_edge = t0 + (p0[1] - R) / (speed * -u[1])
+    end = p0 + u * 500.0
+    scene = Scene().add("cue", "white", Leg(0.0, tuple(p0)), Leg(t0, tuple(p0), tuple(u * speed), height=60.0),
+                        Leg(t0 + 500.0 / speed, tuple(end), gone=True))
+    cue_stick(tuple(p0), -45.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    assert not of(evs, Pot)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - t_edge) < 2 / 30

@@ -92,6 +92,11 @@ class InferConfig:
     cushion_tol_s: float = 0.02  # ... plus its speed across the cushion times this (where pieces meet is less sure)
     frozen_cushion_mm: float = 1.0  # a ball resting this close to a cushion bounces off it when pushed in
     graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
+    bounce_window_s: float = 0.3  # a bounce's arms are fitted over at most this long either side ...
+    bounce_chi2: float = 4.0  # ... as long as a straight line fits them within this many noise variances a sample
+    bounce_gap_s: float = 0.2  # no ball bounces off one cushion twice this soon (a V in the noise beside a bounce is the same one)
+    bounce_reach_mm: float = 60.0  # a ball at rest this close to a cushion, struck into it and first seen coming away, bounced ...
+    bounce_min_cos: float = 0.15  # ... when the blow sends it into the cushion at least this squarely
     # pots and balls off the table
     pot_horizon_frames: float = 3.0  # a vanished ball's path is followed this many frames on
     pot_reach_mm: float = 150.0  # ... at most this far
@@ -153,11 +158,11 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
                                 confidence=strike_conf))
         events += infer_jumps(ctx)
         events += contact_events(ctx, contacts)
-    events += infer_cushions(ctx, contacts) if strike else []
     pots, potted = infer_pots(ctx)
     events += pots
     off, gone = infer_off_table(ctx, potted)
     events += off
+    events += infer_cushions(ctx, contacts, off) if strike else []
     removed, lifted = removed_in_shot(ctx, potted | gone)
     events += removed
     gone |= lifted

@@ -4,6 +4,11 @@
   cushion, not in a pocket mouth), with the velocity across the cushion turning from in to out:
   the time is when the piece before it reaches the cushion line. Near a pocket the jaw points count
   as the cushion they end.
+* A bounce seen in the distance from the cushion line alone (:func:`_bounces`): the distance falls
+  along one straight segment and rises along another, and the two segments meet at the line (a
+  slow roll into a cushion that hardly comes back; a fast ball whose bounce the pieces of free
+  motion round off into one short curve). The contact time is where the two segments meet, between
+  frames.
 * A ball resting against a cushion and struck into it by another ball (a rack ball, ficha 3.2)
   bounces off it at once: no kink of its own is seen, only that it leaves along the cushion's
   mirror image of the line of centres.
@@ -11,9 +16,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Sequence
+
 import numpy as np
 
-from tracking.events import BallCushion
+from tracking.events import BallCushion, Event, OffTable
 from tracking.infer.contact import Contact
 from tracking.infer.shot import BallMotion, Kink, ShotContext
 
@@ -35,15 +43,148 @@ def _line_time(m: BallMotion, kink: Kink, line, dt: float) -> float:
     return float(ts[k - 1] + (ts[k] - ts[k - 1]) * d0 / (d0 - d1))
 
 
-def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
+@dataclass(frozen=True, slots=True)
+class Bounce:
+    """A V in a ball's distance from a cushion line, contact at ``t``: ``d = d0 + s_in (time - t)``
+    before it and ``d0 + s_out (time - t)`` after it (mm, mm/s), fitted with ``chi2`` over ``dof``
+    degrees of freedom."""
+
+    t: float
+    d0: float
+    s_in: float
+    s_out: float
+    se_in: float  # standard errors of the slopes
+    se_out: float
+    chi2: float
+    dof: int
+
+
+def _straight(t: np.ndarray, d: np.ndarray, w: np.ndarray) -> float:
+    """The weighted residual (chi-square) of the best straight line through the samples."""
+    if len(t) <= 2:
+        return 0.0
+    A = np.stack([np.ones_like(t), t - t[0]], axis=1) * np.sqrt(w)[:, None]
+    b = d * np.sqrt(w)
+    c = np.linalg.lstsq(A, b, rcond=None)[0]
+    return float(np.sum((A @ c - b) ** 2))
+
+
+def _run(t: np.ndarray, d: np.ndarray, w: np.ndarray, idx: np.ndarray, chi2_max: float) -> np.ndarray:
+    """The longest run of ``idx`` (in order away from a bounce, at least two) that one straight line
+    fits within the noise: the ball's way into or out of the cushion before anything else changed it."""
+    best = idx[:2]
+    for n in range(3, len(idx) + 1):
+        sel = idx[:n]
+        if _straight(t[sel], d[sel], w[sel]) > chi2_max * (n - 2):
+            break
+        best = sel
+    return best
+
+
+def _fit_bounce(t: np.ndarray, d: np.ndarray, w: np.ndarray, into: np.ndarray, out: np.ndarray) -> Bounce | None:
+    """The V through samples ``into`` (before the contact) and ``out`` (after it) whose two arms meet
+    at one distance: the contact time scanned between the last sample in and the first out."""
+    if len(into) + len(out) < 4 or len(into) < 2 or len(out) < 1:
+        return None
+    ti, di, wi = t[into], d[into], w[into]
+    to, do, wo = t[out], d[out], w[out]
+    best = None
+    for tc in np.linspace(ti.max(), to.min(), 41):
+        A = np.zeros((len(ti) + len(to), 3))
+        A[:, 0] = 1.0
+        A[: len(ti), 1] = ti - tc
+        A[len(ti):, 2] = to - tc
+        sw = np.sqrt(np.concatenate([wi, wo]))
+        Aw, bw = A * sw[:, None], np.concatenate([di, do]) * sw
+        c, *_ = np.linalg.lstsq(Aw, bw, rcond=None)
+        chi2 = float(np.sum((Aw @ c - bw) ** 2))
+        if best is None or chi2 < best[0]:
+            best = (chi2, float(tc), c, Aw)
+    chi2, tc, c, Aw = best
+    cov = np.linalg.pinv(Aw.T @ Aw)
+    return Bounce(tc, float(c[0]), float(c[1]), float(c[2]), float(np.sqrt(max(cov[1, 1], 0.0))),
+                  float(np.sqrt(max(cov[2, 2], 0.0))), chi2, len(ti) + len(to) - 3)
+
+
+def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.ndarray]]:
+    """Bounces of ball ``m`` off cushion ``line`` seen in its distance from the line alone (the
+    module docstring), with the centre at the contact."""
+    cfg = ctx.config
+    f = ctx.frames
+    i = m.i
+    k = np.flatnonzero(np.isfinite(f.z[:, i, 0]) & (f.t >= (m.t_start or -np.inf) - 1e-9))
+    if len(k) < 4:
+        return []
+    t, z = f.t[k], f.z[k, i]
+    d = line.distance(z)
+    speed = np.linalg.norm(np.nan_to_num(f.v[k, i]), axis=1)
+    w = 1.0 / (m.noise_scale * np.hypot(m.sigma0, cfg.blur_s * speed)) ** 2
+    span = max(3, int(round(cfg.bounce_window_s / ctx.dt)))
+    clear = max(3.0 * m.noise_scale * m.sigma0, cfg.cushion_tol_mm / 2)
+    found: list[tuple[Bounce, np.ndarray]] = []
+    for j in range(1, len(k) - 1):
+        if not (d[j] <= d[j - 1] and d[j] <= d[j + 1]):
+            continue  # not the sample nearest the line
+        if d[j] > cfg.cushion_tol_mm + max(d[j - 1] - d[j], d[j + 1] - d[j]):
+            continue  # it stayed clear of the line by more than a frame's way across
+        best = None
+        for s in (j - 1, j):  # the sample nearest the line may lie on either arm of the V
+            into = _run(t, d, w, np.arange(s, max(s - span, -1), -1), cfg.bounce_chi2)
+            away = _run(t, d, w, np.arange(s + 1, min(s + 1 + span, len(k))), cfg.bounce_chi2)
+            b = _fit_bounce(t, d, w, into, away)
+            if b is None or b.chi2 > cfg.bounce_chi2 * max(b.dof, 1) or abs(b.d0) > cfg.cushion_tol_mm:
+                continue  # no V, or one whose arms meet off the line
+            if not (b.s_in < -3.0 * b.se_in and b.s_out > 3.0 * b.se_out and b.s_out - b.s_in >= cfg.min_dv_mm_s / 2):
+                continue  # no bounce the noise could not make: in towards the line, then out
+            if min(d[into[-1]], d[away[-1]]) - b.d0 < clear:
+                continue  # it came from, and went back to, no clear distance: a ball rolling along the cushion
+            if best is None or b.chi2 / max(b.dof, 1) < best.chi2 / max(best.dof, 1):
+                best = b
+        if best is None:
+            continue
+        a = int(np.searchsorted(t, best.t))
+        a = min(max(a, 1), len(k) - 1)
+        u = (best.t - t[a - 1]) / max(t[a] - t[a - 1], 1e-9)
+        xy = z[a - 1] + (z[a] - z[a - 1]) * u
+        if not line.spans(xy, ctx.R):
+            continue
+        found.append((best, xy))
+    # one bounce per approach: a V through noise beside the strongest one is the same bounce
+    out: list[tuple[Bounce, np.ndarray]] = []
+    for b, xy in sorted(found, key=lambda c: -(c[0].s_out - c[0].s_in) / max(np.hypot(c[0].se_in, c[0].se_out), 1e-9)):
+        if all(abs(b.t - o.t) >= cfg.bounce_gap_s for o, _ in out):
+            out.append((b, xy))
+    return sorted(out, key=lambda c: c[0].t)
+
+
+def infer_cushions(ctx: ShotContext, contacts: list[Contact], left: Sequence[Event] = ()) -> list[BallCushion]:
+    """The shot's cushion contacts; ``left`` holds the shot's ``off_table`` events: a ball that flew
+    off the table over a cushion did not bounce off it."""
+    out = _cushions(ctx, contacts)
+    gone = [e for e in left if isinstance(e, OffTable)]
+    return [c for c in out if not any(e.ball == c.ball and abs(e.t_s - c.t_s) < 2 * ctx.dt for e in gone)]
+
+
+def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
     cfg = ctx.config
     g = ctx.geometry
     dt = ctx.dt
     out: list[BallCushion] = []
     for m in ctx.moving():
+        for line in g.main_lines:
+            for b, xy in _bounces(ctx, m, line):
+                out.append(BallCushion(t_s=b.t, ball=m.id, cushion=line.id, xy_mm=line.contact_point(xy),
+                                       confidence=0.95 if abs(b.d0) < cfg.cushion_tol_mm / 2 else 0.8))
+                for kink in m.kinks:
+                    if abs(kink.t - b.t) < 1.5 * dt:
+                        kink.explained = True
+    bounced = list(out)
+    for m in ctx.moving():
         for kink in m.kinks:
             if kink.dv < cfg.min_dv_mm_s:
                 continue  # (a kink a ball contact explains may still be a cushion too: both in one frame)
+            if any(e.ball == m.id and abs(e.t_s - kink.t) < 2 * dt for e in bounced):
+                continue  # its bounce was seen already
             best = None
             for line in g.lines:
                 d = float(line.distance(kink.xy))
@@ -54,6 +195,8 @@ def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushio
                 tol = cfg.cushion_tol_mm + (0.0 if kink.explained else cfg.cushion_tol_s * abs(v_in))
                 if abs(d) > tol or not line.spans(kink.xy, ctx.R):
                     continue
+                if any(e.ball == m.id and e.cushion == line.id and abs(e.t_s - kink.t) < cfg.bounce_gap_s for e in bounced):
+                    continue  # the same bounce, seen in the distance from the line
                 if v_in > -cfg.min_dv_mm_s / 2 or v_out < 0.2 * -v_in:
                     continue  # no bounce: the speed across the cushion must turn from in to out
                 score = abs(d)
@@ -108,23 +251,39 @@ def infer_cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushio
             d = line.distance(p.at(ts))
             k = int(np.argmax(d <= 0.0)) if np.any(d <= 0.0) else int(np.argmin(d))
             out.append(BallCushion(t_s=float(ts[k]), ball=m.id, cushion=line.id, xy_mm=line.contact_point(m.r1), confidence=0.8))
-    # balls struck while resting against a cushion
+    # balls struck while at rest against a cushion or near it
     for c in contacts:
         b = ctx.motions[c.b]
         a = ctx.motions[c.a]
-        if b.r0 is None or not b.pieces:
-            continue
+        if b.r0 is None or not b.pieces or b.t_start is None or b.t_start < c.t - 1.5 * dt:
+            continue  # (only a ball the contact set moving: one already on its way is elsewhere by now)
         pa = a.at(c.t - 1e-4) if a.moved else a.r0
         if pa is None:
             continue
         n = b.r0 - pa
         n = n / max(float(np.linalg.norm(n)), 1e-9)
+        p0 = b.pieces[0]
+        v_out = p0.velocity(p0.t_first)
+        # how well the rest place is known: the median of its measurements
+        frozen = max(cfg.frozen_cushion_mm, 3.0 * 1.2533 * b.sigma0 / np.sqrt(cfg.rest_samples))
         for line in g.main_lines:
             d = float(line.distance(b.r0))
-            if d > cfg.frozen_cushion_mm or not line.spans(b.r0):
+            n_in = -line.inward * float(n[line.axis])  # the part of the blow into the cushion
+            if not line.spans(b.r0) or d > cfg.bounce_reach_mm:
                 continue
-            # a ball against the cushion pushed with any part of the blow into it bounces off it at once
-            if line.inward * n[line.axis] < -0.005:
+            if any(e.ball == b.id and e.cushion == line.id and abs(e.t_s - c.t) < 2 * dt for e in out):
+                continue  # its bounce was seen
+            if d <= frozen and n_in > 0.005:
+                # a ball against the cushion pushed with any part of the blow into it bounces off it at once
                 out.append(BallCushion(t_s=c.t + 1e-4, ball=b.id, cushion=line.id, xy_mm=line.contact_point(b.r0),
                                        confidence=0.85))
+            elif n_in >= cfg.bounce_min_cos and line.inward * float(v_out[line.axis]) > cfg.min_dv_mm_s / 2:
+                # sent into the cushion and first seen coming away from it: it bounced before any
+                # frame could see it on its way in (the time: its way in at the speed the blow gave
+                # it, the striker's speed along the line of centres, or at least its speed out)
+                before = [p for p in a.pieces if p.t_first < c.t - dt / 2] if a.moved else []
+                blow = abs(float(before[-1].velocity(c.t) @ n)) if before else 0.0
+                speed_in = max(blow, float(np.linalg.norm(v_out)), 1e-3) * n_in
+                out.append(BallCushion(t_s=c.t + max(d, 0.0) / speed_in, ball=b.id, cushion=line.id,
+                                       xy_mm=line.contact_point(b.r0 + n * max(d, 0.0) / n_in), confidence=0.8))
     return out

@@ -16,7 +16,7 @@ from tracking.events import Pot
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
-__all__ = ["infer_pots", "vanished"]
+__all__ = ["infer_pots", "vanished", "flew_over"]
 
 
 def vanished(ctx: ShotContext, m: BallMotion) -> tuple[float, np.ndarray, np.ndarray] | None:
@@ -52,6 +52,35 @@ def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np
                 return float(ts[0])
             return float(ts[j - 1] + (ts[j] - ts[j - 1]) * d[j - 1] / (d[j - 1] - d[j]))
     return t_last + 0.5 * ctx.dt
+
+
+def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
+    """Whether the ball was in the air when last seen, and its way on crossed a cushion line alongside
+    its cushion (not in a pocket's mouth) before it could reach a drop circle, or it was seen beyond
+    the table's edge over no drop circle: it flew off the table over the cushion (as the physics of a
+    jump over the nose has it) or over a pocket, and fell in none."""
+    f = ctx.frames
+    seen = np.flatnonzero(np.isfinite(f.z[: m.k_last + 1, m.i, 0]))[-3:]
+    # (in the air in one of its last sightings: landing on the rail or beyond, it may read on the cloth)
+    if not np.any((f.state[seen, m.i] == TrackState.AIRBORNE) & (f.height[seen, m.i] > ctx.config.jump_min_mm)):
+        return False
+    g = ctx.geometry
+    if not g.on_table(xy, ctx.R) and not np.any(np.linalg.norm(g.pocket_xy - xy, axis=1) <= g.pocket_r):
+        return True  # seen in the air beyond the table's edge, over no drop circle: it passed over the pockets
+    horizon = ctx.config.pot_horizon_frames * ctx.dt
+    p = m.pieces[-1] if m.moved and m.pieces else None
+    ts = np.linspace(p.t_first if p is not None else t_last, t_last + horizon, 200)
+    pos = p.at(ts) if p is not None else np.repeat(xy[None], len(ts), axis=0)
+    after = ts > t_last
+    pos[after] = xy + np.outer(ts[after] - t_last, v)
+    in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
+    end = int(in_pocket[0]) if len(in_pocket) else len(ts)
+    for line in g.main_lines:
+        d = line.distance(pos[:end])
+        cross = np.flatnonzero(d <= 0.0)
+        if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
+            return True
+    return False
 
 
 def _still_before(ctx: ShotContext, m: BallMotion, t_last: float) -> float:
@@ -106,6 +135,8 @@ def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
         near = min(d_now[k], d_ahead[k])
         if not seen_in_net and near > cfg.pot_near_mm:
             continue
+        if flew_over(ctx, m, t_last, xy, v):
+            continue  # off the table, not potted (a net it is claimed in may hold a ball potted before)
         still = not m.moved or (m.nudged and m.cause != "ball")
         if still and not (g.is_hole[k] and d_now[k] > -ctx.R):
             continue  # a ball nothing reached only drops from a hole's edge; otherwise a hand took it

@@ -106,6 +106,7 @@ class BallMotion:
     t_stop: float | None = None
     cause: str | None = None  # what started it: "cue", "ball", "hand" (set by the kind modules)
     nudged: bool = False  # moved a little, too little for any frame to show it moving (no pieces, no start time)
+    noise_scale: float = 1.0  # its measurements in motion scatter this many times more than ``sigma0`` and the blur say
 
     @property
     def t_last(self) -> float:
@@ -301,6 +302,7 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
         long = [p for p in m.pieces if p.n >= 6]
         if long:
             scale = math.sqrt(sum(p.rms ** 2 * max(2 * (p.n - 3), 1) for p in long) / sum(max(2 * (p.n - 3), 1) for p in long))
+            m.noise_scale = max(scale, 1.0)
             if scale > 1.2:
                 m.pieces = segment(m.ts, m.zs, sigma * scale, pen, max_accel_mm_s2=cfg.max_accel_mm_s2)
     prev_t = frames.t[ks[first - 1]] if first > 0 else m.ts[0] - dt
