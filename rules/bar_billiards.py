@@ -91,7 +91,6 @@ from rules.base import (
     RulesError,
     RulesOptions,
     Shot,
-    cushions_before,
     first_contact,
     other,
     joined_player,
@@ -123,6 +122,7 @@ from tracking.events import (
     Returned,
     ShotStart,
     Unobserved,
+    balls_involved,
 )
 
 __all__ = [
@@ -266,11 +266,13 @@ class State:
     break_offs: tuple[BreakOff, ...] = ()  # the break-offs played in a row this visit (2b d)
     clock_start_t_s: float | None = None  # the first break-off's strike
     bar_down: bool = False
+    bar_t_s: float | None = None  # when the operator said the bar dropped (None: down from the start, or by the clock)
     endgame: bool = False
     awaiting_rebreak: bool = False  # after a foul break, the opponent chooses (2b b)
     frame_over: bool = False
     winner: str | None = None  # a side; None with frame_over: a shared frame
     endgame_invocable: bool = False  # one ball left, gap over the threshold: the leader may invoke (2i)
+    ended_break: int = 0  # the break the frame's end banked for the player at the table: an invoked endgame continues it (2i b)
     shots: int = 0
     start_unseen: bool = False  # joined mid-way: which balls in play rest on the table is read from the first strike
 
@@ -498,11 +500,7 @@ class BarBilliardsRules(Engine):
         self._check_ids(state, shot)
         q = self._question(state, shot)
         if q is not None and q.id not in shot.answers:
-            return BarBilliardsDecision(
-                t_s=shot.t_s, shot=shot.index, player=state.player, pending=q, explanation=f"pending: {q.text}",
-                banked=state.banked, break_score=state.break_score, trough=state.trough, out=state.out,
-                bar_down=state.bar_down, endgame=state.endgame,
-            )
+            return self._pending(state, shot, q)
         if q is not None and shot.answers[q.id] == "discard":
             thr = state.options.min_confidence
             events = tuple(e for e in shot.events if isinstance(e, (ShotStart, AtRest)) or e.confidence >= thr)
@@ -511,6 +509,9 @@ class BarBilliardsRules(Engine):
                          and RULES.foul_named(e.rule) is Foul.OUT_OF_TURN), None)
         if intruder is not None:
             return self._out_of_turn(state, shot, intruder)
+        rq = self._rebreak_question(state, shot)
+        if rq is not None and rq.id not in shot.answers:
+            return self._pending(state, shot, rq)
         base, notes = self._resolve_rebreak(state, shot)
         if any(isinstance(e, Interference) and e.t_s >= shot.t_s for e in shot.before):
             return self._void(base, state, shot)
@@ -564,11 +565,40 @@ class BarBilliardsRules(Engine):
         return replace(d, after=after, banked=after.banked, break_score=after.break_score,
                        next_player=None if after.frame_over else after.player)
 
+    def _pending(self, state: State, shot: Shot, q: Question) -> BarBilliardsDecision:
+        """The call waits for the answer to ``q``: nothing changes."""
+        return BarBilliardsDecision(
+            t_s=shot.t_s, shot=shot.index, player=state.player, pending=q, explanation=f"pending: {q.text}",
+            banked=state.banked, break_score=state.break_score, trough=state.trough, out=state.out,
+            bar_down=state.bar_down, endgame=state.endgame,
+        )
+
+    def _rebreak_question(self, state: State, shot: Shot) -> Question | None:
+        """2b b: after a foul break with no rebreak_choice input and a strike that shows no set-up (no
+        ``positions``), whether the opponent re-broke or played on is asked, not guessed, unless the
+        shot touches a ball a re-break has not (anything but one object ball: then it was played on).
+        The default (the likelier reading): a white struck from the D's centre is a re-break."""
+        if not state.awaiting_rebreak or shot.start.positions:
+            return None
+        involved = {b for e in shot.events for b in balls_involved(e)} - {shot.struck}
+        if len(involved) > 1 or (involved - {"red"} and "red" in state.in_play):
+            return None  # the set-up decides: not a break-off's
+        xy = shot.start.xy_mm
+        centre = xy is not None and math.dist(xy, self.profile.d_centre_mm) <= state.options.centre_tolerance_mm
+        likely = "rebreak" if centre and shot.struck != "red" else "play_on"
+        return Question.about(shot.index, "rebreak", f"shot {shot.index} ({state.player}): after the foul break (2b b), did "
+                              f"{state.player} re-break or play on? (the set-up was not seen)", ("rebreak", "play_on"), default=likely)
+
     def _resolve_rebreak(self, state: State, shot: Shot) -> tuple[State, tuple[str, ...]]:
-        """2b b: the opponent's choice after a foul break, when no rebreak_choice input came: a shot
-        set up as a break-off (white on the D's centre, red on the spot, nothing else) is a re-break."""
+        """2b b: the opponent's choice after a foul break, when no rebreak_choice input came: the answer
+        to the re-break question, else the shot's set-up: a shot set up as a break-off (white on the D's
+        centre, red on the spot, nothing else) is a re-break."""
         if not state.awaiting_rebreak:
             return state, ()
+        answer = shot.answers.get(Question.key(shot.index, "rebreak"))
+        if answer is not None:
+            chosen = "re-breaks" if answer == "rebreak" else "plays on"
+            return (self._rebreak(state) if answer == "rebreak" else replace(state, awaiting_rebreak=False)), (f"2b b: {state.player} {chosen}",)
         p = self.profile
         pos = shot.start.positions
         tol = state.options.centre_tolerance_mm
@@ -665,7 +695,9 @@ class BarBilliardsRules(Engine):
             if kind == ENDGAME:
                 if pot.pocket not in self.endgame_holes:
                     raise RulesError(f"{GAME}: endgame shot {shot.index}: hole {pot.pocket} is covered in the endgame (2i a)")
-                real = [c for c in cushions_before(shot, pot.t_s, pot.ball) if c.cushion != "scoreboard"]
+                # 2i d, e: a cushion before the drop; at one time stamp the log's order tells which came first
+                upto = shot.events[:shot.events.index(pot)]
+                real = [c for c in upto if isinstance(c, BallCushion) and c.ball == pot.ball and c.cushion != "scoreboard"]
                 if not real:
                     fouls.add(Foul.ENDGAME_NO_CUSHION)
                 else:
@@ -729,9 +761,12 @@ class BarBilliardsRules(Engine):
         break_off: BreakOff | None = None
 
         if kind == BREAK_OFF:
+            # the object ball: the red; else (the wrong way round, or the red out of play) the ball the strike
+            # shows on the spot, else the one ball the shot names, else any from the trough
+            named = [b for e in shot.events for b in balls_involved(e) if b != s and b in state.trough]
             obj = "red" if "red" in state.trough and s != "red" else next(
                 (b for b in pos if b != s and b in state.trough and math.dist(pos[b], p.spots["break"]) <= opts.centre_tolerance_mm),
-                next(b for b in state.trough if b != s),
+                named[0] if len(set(named)) == 1 else next(b for b in state.trough if b != s),
             )
             reasons = []
             if s == "red":
@@ -805,8 +840,8 @@ class BarBilliardsRules(Engine):
 
     # ---- scoring and the next state -------------------------------------------------------------------
     def _bar_down_at(self, state: State, clock_start: float | None, t_s: float) -> bool:
-        if state.bar_down:
-            return True
+        if state.bar_down:  # a ball that left play before the bar dropped (mid-shot) still went back to the trough
+            return state.bar_t_s is None or t_s >= state.bar_t_s
         return clock_start is not None and t_s >= clock_start + state.options.clock_minutes * 60.0
 
     def _score(self, state: State, shot: Shot, o: _Outcome) -> BarBilliardsDecision:
@@ -909,7 +944,7 @@ class BarBilliardsRules(Engine):
                 end_note = f"2i: one ball left ({remaining[0]}), gap {gap} <= {limit}: endgame; {after.player} plays it from the centre of the D off a cushion"
             else:
                 after, end_note = self._end_frame(after, side, break_score, f"2i: one ball left ({remaining[0]}), gap {gap} > {limit}: the frame is over")
-                after = replace(after, endgame_invocable=True)
+                after = replace(after, endgame_invocable=True, ended_break=break_score)
 
         if after.frame_over:
             banked_now += after.banked[side] - banked[side] if not foul else 0
@@ -1012,7 +1047,7 @@ class BarBilliardsRules(Engine):
         if isinstance(event, BarDropped):
             if state.bar_down or state.frame_over:
                 return None
-            after = replace(state, bar_down=True)
+            after = replace(state, bar_down=True, bar_t_s=event.t_s)
             return self._input_decision(state, after, event, "bar billiards 2g, 2i: the bar has dropped - potted balls no longer return to the trough", ("2g", "2i"))
         if isinstance(event, InvokeEndgame):
             return self._invoke_endgame(state, event)
@@ -1070,8 +1105,14 @@ class BarBilliardsRules(Engine):
             raise RulesError(f"{GAME}: {event.player} invokes the endgame at {event.t_s:g} s, but the frame did not end with one ball left over the gap (2i)")
         if state.side_of(event.player) != state.winner:
             raise RulesError(f"{GAME}: only the leader ({state.winner}) may invoke the endgame (2i), not {event.player}")
-        after = replace(state, frame_over=False, winner=None, endgame=True, endgame_invocable=False)
-        return self._input_decision(state, after, event, f"bar billiards 2i: {event.player} invokes the endgame; {after.player} plays the last ball from the centre of the D off a cushion", ("2i",), player=event.player)
+        # 2i b: the first endgame shot continues the visit of the player at the table, whose break the
+        # frame's end had banked: it is at stake again (a foul loses it, a correct shot banks it)
+        banked = dict(state.banked)
+        banked[state.side_of(state.player)] -= state.ended_break
+        after = replace(state, frame_over=False, winner=None, endgame=True, endgame_invocable=False, ended_break=0,
+                        banked=MappingProxyType(banked), break_score=state.ended_break)
+        return self._input_decision(state, after, event, f"bar billiards 2i, 2i b: {event.player} invokes the endgame; {after.player} plays the last "
+                                    f"ball from the centre of the D off a cushion, continuing a break of {after.break_score}", ("2i", "2i b"), player=event.player)
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------

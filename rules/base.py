@@ -46,6 +46,7 @@ from tracking.events import (
     BallCushion,
     CameraEvent,
     Event,
+    Nomination,
     OperatorInput,
     Override,
     Pot,
@@ -526,12 +527,15 @@ class ShotSplitter:
 
     Operator inputs are returned the moment they arrive *and* kept in the next shot's ``before``, so
     an engine sees a nomination both as an input (it may refuse or record it) and in the shot it
-    belongs to. A new ``shot_start`` with no ``at_rest`` before it closes the open shot unfinished
-    (``end`` is None); so does :meth:`close` at the end of a log.
+    belongs to. An input said during a shot belongs to that shot's context, but a nomination, being
+    always for the next shot, goes to the shot after it. A new ``shot_start`` with no ``at_rest``
+    before it closes the open shot unfinished (``end`` is None); so does :meth:`close` at the end of
+    a log.
     """
 
     def __init__(self) -> None:
         self._before: list[Event] = []
+        self._next: list[Event] = []  # nominations said while a shot runs: they are for the shot after it
         self._current: list[CameraEvent] | None = None
         self._index = 0
 
@@ -543,7 +547,7 @@ class ShotSplitter:
     def _close(self) -> Shot:
         shot = Shot(self._index, tuple(self._current or ()), tuple(self._before))
         self._index += 1
-        self._current, self._before = None, []
+        self._current, self._before, self._next = None, self._next, []
         return shot
 
     def push(self, e: Event) -> list[Shot | OperatorInput]:
@@ -555,7 +559,10 @@ class ShotSplitter:
             return out
         if isinstance(e, OperatorInput):
             out.append(e)
-            self._before.append(e)  # before the shot, or said during it: it belongs to the shot's context
+            if isinstance(e, Nomination) and self._current is not None and e.t_s > self._current[0].t_s:
+                self._next.append(e)  # "the ball and pocket of the next shot" (docs/event-log.md), keyed while balls roll
+            else:
+                self._before.append(e)  # before the shot, or said during it: it belongs to the shot's context
             return out
         if self._current is None:
             self._before.append(e)
@@ -572,6 +579,7 @@ class ShotSplitter:
     def withdraw(self, event: OperatorInput) -> None:
         """Take an input out of the next shot's context (it was consumed, or undone)."""
         self._before = [e for e in self._before if e is not event]
+        self._next = [e for e in self._next if e is not event]
 
     def restore(self, shot: Shot) -> None:
         """An undone shot: its camera events are dropped, what came before it stays for the next shot."""
@@ -689,8 +697,12 @@ class Referee:
         self.state = self.engine.advance(before, decision)
         return Step(decision, self.state)
 
-    def _shot(self, shot: Shot) -> Step:
+    def _shot(self, shot: Shot) -> Step | None:
         refuse_unjudgeable(self.engine.name, shot, pending=self.pending)
+        last = self.history[-1] if self.history else None
+        if (self.engine.over(self.state) is not None and last is not None and not isinstance(last.item, Shot)
+                and shot.t_s < last.decision.t_s):
+            return None  # the balls were rolling when an input (a concession) ended the game: nothing is left to judge
         return self._record(self.state, shot, self.engine.judge(self.state, shot))
 
     def _input(self, event: OperatorInput) -> Step | None:

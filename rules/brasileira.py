@@ -26,7 +26,10 @@ From camera events (with the operator's nomination)
     4 the nominated ball must be hit first and potted in the nominated pocket, any other ball potted
     is a foul; 5 and V1/V2 the foul value; 6-11, 13, 13.1-13.3 free, bonus and penalty shots;
     12 the opening shot: the red must be hit; potting it, going in-off or leaving the opponent
-    snookered on the red (computed from the positions at rest) resets the table.
+    snookered on the red (computed from the positions at rest; a log that gives none shows no
+    snooker, positions without the cue ball or the red are asked about) resets the table.
+    A ball moved with no contact while the striker aims (after the last hand on the table) is the
+    striker's foul, judged with the shot. A shot never seen at rest is asked about (``unfinished``).
     Re-spotting (rule 1, standard snooker): the ball's own spot if free, else the highest-valued
     free colour spot, else as near as possible to its own spot between it and the top (foot)
     cushion, computed from the positions at rest.
@@ -75,6 +78,8 @@ from rules.base import (Decision, Engine, Frames, Question, RuleTable, RulesErro
 from rules.geometry import can_hit, respot_spot
 from tracking.events import (
     BallBall,
+    BallPlaced,
+    BallRemoved,
     BallTouched,
     Concession,
     CueContact,
@@ -233,6 +238,7 @@ class ShotFacts:
     camera_fouls: tuple[tuple[Foul, str], ...]
     start_positions: Mapping[str, XY]
     end_positions: Mapping[str, XY] | None
+    cue_start: XY | None = None  # where the cue ball stood at the strike (None: not seen)
     doubts: tuple[Doubt, ...] = ()
     operator_fouls: tuple[str, ...] = ()
     forced_fouls: tuple[Foul, ...] | None = None
@@ -433,6 +439,9 @@ class BrasileiraRules(Engine):
         """The call on one shot (pure): the camera's facts, settled by the operator's answers and
         replaced by the corrections, judged on the table as it stood."""
         if state.start_unseen:  # a frame joined mid-way: the first strike shows the table
+            if not shot.start_positions:
+                raise RulesError(f"{GAME}: a frame joined mid-way reads its balls off the first strike, but shot {shot.index}'s "
+                                 "shot_start has no positions: give them, or the option start_balls (the object balls on the table)")
             state = self._table_from(state, list(shot.start_positions), f"shot {shot.index}'s shot_start positions")
         facts = self._facts(state, shot)
         for doubt in facts.doubts:
@@ -498,14 +507,20 @@ class BrasileiraRules(Engine):
                     n, "unobserved", f"shot {n} overlaps an unobserved moment ({e.reason or 'no reason given'}): confirm the camera's events?",
                     ("confirm",), default="confirm"), "unobserved"))
                 break
+        if shot.end is None:  # the protocol: a shot never seen at rest is judged as seen only once confirmed
+            doubts.append(Doubt(Question.about(
+                n, "unfinished", f"shot {n} was never seen at rest (the log ends first): confirm the camera's events?",
+                ("confirm",), default="confirm"), "unobserved"))
         contacts = [e for e in shot.events if isinstance(e, BallBall) and self.cue in (e.a, e.b)]
         first = other(contacts[0], self.cue) if contacts else None
         if contacts and contacts[0].confidence < threshold:
             sure = next((i for i, c in enumerate(contacts) if c.confidence >= threshold), None)
-            candidates = dict.fromkeys(other(c, self.cue) for c in contacts[: None if sure is None else sure + 1])
-            options = tuple(candidates) + (() if sure is not None else ("none",))
-            doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {' or '.join(options)}?", options,
-                                         default=options[0]), "first_contact"))
+            candidates = tuple(dict.fromkeys(other(c, self.cue) for c in contacts[: None if sure is None else sure + 1]))
+            # the camera's candidates first; the referee may have seen the cue ball hit any ball on the table (rule 4)
+            options = tuple(dict.fromkeys(candidates + tuple(b for b in self.object_balls if b in on))) + (() if sure is not None else ("none",))
+            seen_text = " or ".join(candidates + (() if sure is not None else ("none",)))
+            doubts.append(Doubt(Question.about(n, "first_contact", f"shot {n}: first contact {seen_text} (or another ball on the table)?",
+                                               options, default=options[0]), "first_contact"))
         pots: list[tuple[str, str]] = []
         for p in sorted((e for e in shot.events if isinstance(e, Pot)), key=lambda p: p.t_s):
             if p.pocket not in self.pockets:
@@ -526,7 +541,7 @@ class BrasileiraRules(Engine):
                                                      default=Question.seen(conf)), "off_table", b))
         first_t = contacts[0].t_s if contacts else math.inf
         seen: dict[tuple[Foul, str], float] = {}
-        for e in shot.events:
+        for e in self._touched_while_aiming(state, shot) + shot.events:
             key: tuple[Foul, str] | None = None
             if isinstance(e, CueContact):
                 key = (Foul.DOUBLE_HIT, e.ball)
@@ -546,11 +561,26 @@ class BrasileiraRules(Engine):
         nomination = (noms[-1].ball, noms[-1].pocket) if noms else None  # type: ignore[attr-defined]
         if shot.struck not in known:
             raise RulesError(f"{GAME}: shot {n}: the cue struck an unknown ball {shot.struck!r}")
+        # where the cue ball was struck from (rule 1, the D): the positions at the strike, else the strike's
+        # own point, else where a hand last placed it
+        cue_start = shot.start_positions.get(self.cue) or (shot.start.xy_mm if shot.struck == self.cue else None)
+        placed = [e.xy_mm for e in shot.before if isinstance(e, BallPlaced) and e.ball == self.cue and e.xy_mm is not None]
         return ShotFacts(
             shot=n, t_s=shot.t_s, struck=shot.struck, nomination=nomination, first_contact=first, pots=tuple(pots),
             off_table=tuple(off), camera_fouls=tuple(seen), start_positions=shot.start_positions,
+            cue_start=cue_start or (placed[-1] if placed else None),
             end_positions=shot.end.positions if shot.end is not None else None, doubts=tuple(doubts),
         )
+
+    def _touched_while_aiming(self, state: State, shot: Shot) -> tuple[BallTouched, ...]:
+        """Balls moved with no contact between the last hand on the table (a re-spot, the ball in hand
+        placed) and the strike: the striker's foul (rule 1, snooker: touching a ball in play). Not
+        before an opening shot (the table was just set by hand), nor the cue ball in hand."""
+        if state.mode is Mode.OPENING:
+            return ()
+        hands = [i for i, e in enumerate(shot.before) if isinstance(e, (BallPlaced, BallRemoved))]
+        after = shot.before[hands[-1] + 1:] if hands else shot.before
+        return tuple(e for e in after if isinstance(e, BallTouched) and not (e.ball == self.cue and state.cue_in_hand))
 
     def _check_nomination(self, state: State, ball: str, pocket: str, where: str) -> None:
         """Refuse a nomination no shot can follow (rule 4): an unknown ball or pocket, the cue ball, a
@@ -627,6 +657,7 @@ class BrasileiraRules(Engine):
         if cue_gone:
             positions.pop(cue, None)
 
+        unseen = ""  # what the call could not see, said in its explanation
         if kind is ShotKind.OPENING:
             reasons = []
             if any(b == self.first_ball for b, _ in obj_pots):
@@ -638,9 +669,14 @@ class BrasileiraRules(Engine):
             snookered = None
             if not reasons:
                 key = Question.key(n, "snooker")
-                snookered = answers[key] == "yes" if key in answers else self._snookered(facts.end_positions, respots, remaining, cue_gone)
+                if key in answers:
+                    snookered = answers[key] == "yes"
+                elif not facts.end_positions:  # the log gives no positions at rest (it may: they are optional)
+                    snookered, unseen = False, " (no positions at rest: no snooker seen, rule 12)"
+                else:
+                    snookered = self._snookered(facts.end_positions, respots, remaining, cue_gone)
                 if snookered is None:
-                    q = Question(key, f"shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"),
+                    q = Question(key, f"{GAME} 12: shot {n}: is {opp} snookered on the {self.ball_on(remaining)} (no straight path from the cue ball)?", ("yes", "no"),
                                  "no")  # unproven: no free ball
                     return BrasileiraDecision(pending=q, **common)
                 if snookered:
@@ -692,7 +728,7 @@ class BrasileiraRules(Engine):
             respots = self._respot([b for b in dict.fromkeys(gone) if b not in stay_down], positions)
             rules = {ShotKind.OPENING: _rules("12", "13"), ShotKind.FREE: _rules("7", "10", "13.1"),
                      ShotKind.BONUS: _rules("7", "13.1"), ShotKind.PENALTY: _rules("11")}[kind]
-            what = f"opening shot hit the {target}" if kind is ShotKind.OPENING else f"{kind.value} shot: the {target} not potted, no foul"
+            what = f"opening shot hit the {target}{unseen}" if kind is ShotKind.OPENING else f"{kind.value} shot: the {target} not potted, no foul"
             snookered = self._snookered(facts.end_positions, respots, on_after, cue_gone)
             return BrasileiraDecision(
                 next_player=opp, scores=scores, respots=respots, on_table=on_tuple, next_mode=Mode.CHOICE,
@@ -738,8 +774,7 @@ class BrasileiraRules(Engine):
             fouls.add(Foul.OFF_TABLE)
         if facts.struck != self.cue:
             fouls.add(Foul.WRONG_BALL_STRUCK)
-        cue_xy = facts.start_positions.get(self.cue)
-        if state.cue_in_hand and cue_xy is not None and not self.profile.in_d(cue_xy, tolerance_mm=1.0):
+        if state.cue_in_hand and facts.cue_start is not None and not self.profile.in_d(facts.cue_start, tolerance_mm=1.0):
             fouls.add(Foul.NOT_FROM_D)
         if facts.first_contact is None:
             fouls.add(Foul.NO_BALL_HIT)

@@ -33,6 +33,10 @@ from tracking.events import (
 )
 
 
+PUT_BACK = ("; a ball put back by hand (re-spotted, in hand) needs a ball_placed event, or the shot_start's "
+            "positions showing it")
+
+
 def check_against_profile(events: Sequence[Event], profile: TableProfile, source: str | None = None) -> None:
     """Raise :class:`EventLogError` at the first event the table or physics rules out."""
     balls = set(profile.ball_ids)
@@ -63,12 +67,21 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
                 fail(n, e, f"pins names pin {q!r}, which is not on table {profile.name!r}")
         if isinstance(e, BallBall) and e.a == e.b:
             fail(n, e, f"ball {e.a!r} cannot touch itself")
+        if isinstance(e, (ShotStart, AtRest)):
+            gone.difference_update(e.positions)  # the camera sees these balls on the table: put back
         if isinstance(e, ShotStart):
             if in_shot:
                 fail(n, e, "a new shot starts before the previous one came to rest (no at_rest between them)")
             in_shot = True
+            # the balls the strike shows on the table (and the struck one, seen where it is struck) were put back
+            # by hand: a re-spot with no ball_placed logged. A bar billiards table returns every potted ball
+            # to the trough, from which the referee puts balls back between shots (the D, the spot, a ball
+            # replaced): there, only a shot's own events are checked against each other
+            gone.difference_update([*e.positions, *([e.ball] if e.xy_mm is not None else [])])
+            if profile.kind == "bar_billiards":
+                gone.clear()
             if e.ball in gone:
-                fail(n, e, f"the struck ball {e.ball!r} is not on the table (it was potted, lifted or left the table)")
+                fail(n, e, f"the struck ball {e.ball!r} is not on the table (it was potted, lifted or left the table){PUT_BACK}")
         elif isinstance(e, AtRest):
             in_shot = False
         if isinstance(e, (Pot, OffTable, BallRemoved)):
@@ -78,6 +91,6 @@ def check_against_profile(events: Sequence[Event], profile: TableProfile, source
         elif isinstance(e, (BallPlaced, Returned)):
             gone.discard(e.ball)
         elif isinstance(e, CameraEvent) and in_shot and gone.intersection(balls_involved(e)):
-            fail(n, e, f"it names {', '.join(repr(b) for b in balls_involved(e) if b in gone)}, which is not on the table")
+            fail(n, e, f"it names {', '.join(repr(b) for b in balls_involved(e) if b in gone)}, which is not on the table{PUT_BACK}")
         elif isinstance(e, RemovalChoice) and e.ball in gone:
             fail(n, e, f"the removal choice names {e.ball!r}, which is not on the table")

@@ -547,8 +547,8 @@ def test_replay_a_hand_written_endgame():
         (3, "A", (), 70, {"A": 0, "B": 0}, "A", False, None, False),  # a break-off with two whites
         (4, "A", (), 60, {"A": 0, "B": 0}, "A", False, None, False),
         (5, "A", (), 50, {"A": 860, "B": 0}, None, True, "A", False),  # 2i: gap over 200
-        (None, "A", (), 0, {"A": 860, "B": 0}, "A", False, None, False),  # 2i: the leader invokes the endgame
-        (6, "A", (), 0, {"A": 860, "B": 0}, None, False, None, True),  # pending: the cushion is doubtful
+        (None, "A", (), 0, {"A": 0, "B": 0}, "A", False, None, False),  # 2i: the leader invokes the endgame; 2i b: A's break of 860 goes on
+        (6, "A", (), 0, {"A": 0, "B": 0}, None, False, None, True),  # pending: the cushion is doubtful
         (6, "A", (F.ENDGAME_NO_CUSHION,), 0, {"A": 0, "B": 0}, "B", False, None, False),  # answered: 3a b
         (7, "B", (), 100, {"A": 0, "B": 100}, None, True, "B", False),  # 2i g
     ]
