@@ -439,15 +439,18 @@ class EventInferer:
         running off its place at rest (by more than ``move_mm``), at most a frame before the measurement
         preceding them. So: a frame before the measurement preceding a run of measurements off their
         place that has begun in the pre-roll (a ball nudged a little, or starting to roll; a run of one
-        or two at the end may go on), else a frame before each ball's last measurement (a ball hidden
-        now may be found moved when it is seen again). A ball with no place at rest yet holds it at the
-        pre-roll's first frame."""
+        or two at the end may go on), and a frame before each ball's last measurement (a ball hidden now
+        may be found moved, or gone, when it is seen again). A ball with no place at rest yet holds it
+        at the pre-roll's first frame."""
         if self._motion_from[0] == self._last_frame_t:
             return self._motion_from[1]  # (asked twice a frame: to give out the queue, then for the watermark)
         pre = self._preroll
+        dt = float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
         bound = self._last_frame_t
+        last_seen = self._last_seen_t[self._present & np.isfinite(self._last_seen_t)]
+        if len(last_seen):  # (a ball lifted away unseen is removed when it was last seen)
+            bound = min(bound, float(last_seen.min()) - dt)
         if pre:
-            dt = float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
             t = np.array([f.t_s for f in pre])
             z = np.stack([f.z_mm for f in pre])  # (frames, balls, 2)
             meas = np.isfinite(z[:, :, 0])
@@ -455,8 +458,6 @@ class EventInferer:
             if np.any(seen & ~np.isfinite(self._rest[:, 0])):
                 bound = float(t[0]) - dt
             elif seen.any():
-                last = len(t) - 1 - np.argmax(meas[::-1], axis=0)  # each ball's last measurement
-                bound = min(bound, float(t[last[seen]].min()) - dt)
                 with np.errstate(invalid="ignore"):
                     off = np.linalg.norm(z - self._rest[None], axis=2) > self.config.move_mm - MOTION_SLACK_MM
                 for i in np.flatnonzero(off.any(axis=0)):
@@ -621,35 +622,33 @@ class EventInferer:
         return tuple(dropped)
 
     def _dropped(self, i: int, t: float) -> bool:
-        """Whether ball ``i``, missing in this frame, has dropped into a pocket or a bed hole: its last two
-        sightings in the shot carry it into a drop circle (its path run on ``pot_horizon_frames`` frames,
-        at most ``pot_reach_mm``, as :mod:`tracking.infer.pot` reads a pot), and every frame since, for
-        ``drop_wait_s`` and at least ``pot_horizon_frames`` frames, has missed it with nothing over it
-        (under a hand it may have been taken instead: the shot waits for the tracker). The tracker says
-        a lost ball has left the table only after ``coast_s`` (half a second); a ball that went down a
-        pocket need not hold the call that long."""
+        """Whether ball ``i``, missing in this frame, has dropped into a pocket or a bed hole: when it was
+        last seen it was rolling (the tracker's filtered velocity: a ball at rest has none, however its
+        measurements jitter) on a path that runs into a drop circle within ``pot_horizon_frames`` frames
+        (at most ``pot_reach_mm``, as :mod:`tracking.infer.pot` reads a pot), and every frame since, for
+        ``drop_wait_s`` and at least that many frames, has missed it with nothing over it (under a hand
+        it may have been taken instead; a ball still on a hole's edge may have been lifted: for those the
+        shot waits for the tracker). The tracker says a lost ball has left the table only after
+        ``coast_s`` (half a second); a ball that went down a pocket need not hold the call that long."""
         cfg = self.config
         shot = self._shot
         assert shot is not None
-        seen: list[Tracks] = []
+        last = None
         for f in reversed(shot):
             if np.isfinite(f.z_mm[i, 0]):
-                seen.append(f)
-                if len(seen) == 2:
-                    break
-            elif not seen and f.state[i] != TrackState.MISSING:
+                last = f
+                break
+            if f.state[i] != TrackState.MISSING:
                 return False  # hidden, or off the cloth, since it was last seen
-        if not seen:
+        if last is None:
             return False
         dt = float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
         horizon_s = cfg.pot_horizon_frames * dt
-        if t - seen[0].t_s < max(cfg.drop_wait_s, horizon_s):
+        v = last.v_mm_s[i]
+        speed = float(np.linalg.norm(v)) if np.all(np.isfinite(v)) else 0.0
+        if speed == 0.0 or t - last.t_s < max(cfg.drop_wait_s, horizon_s):
             return False
-        z = seen[0].z_mm[i]
-        v = (z - seen[1].z_mm[i]) / (seen[0].t_s - seen[1].t_s) if len(seen) == 2 else np.zeros(2)
-        speed = float(np.linalg.norm(v))
-        reach = min(speed * horizon_s, cfg.pot_reach_mm)
-        path = z + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * reach if speed > 0 else np.zeros(2))
+        path = last.z_mm[i] + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * min(speed * horizon_s, cfg.pot_reach_mm))
         g = self.geometry
         d = np.linalg.norm(path[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None]
         return bool(d.size) and float(d.min()) <= 0.0
