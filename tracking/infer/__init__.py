@@ -28,10 +28,10 @@ all read, ``shot`` holds a shot's frames and each ball's motion.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import logging
 import math
 from collections import deque
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -415,6 +415,10 @@ class EventInferer:
         self._seq += 1
         bisect.insort(self._queue, (e.t_s, self._seq, e))
 
+    def _frame_period(self) -> float:
+        """The frame period, from the last readable frames (0 before two)."""
+        return float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
+
     def _watermark(self, queued: bool = True) -> float:
         """The time before which no event can come any more: the first event waiting in the queue (with
         ``queued``; without, the time up to which the queue may be given out), a ball put down and not
@@ -445,7 +449,7 @@ class EventInferer:
         if self._motion_from[0] == self._last_frame_t:
             return self._motion_from[1]  # (asked twice a frame: to give out the queue, then for the watermark)
         pre = self._preroll
-        dt = float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
+        dt = self._frame_period()
         bound = self._last_frame_t
         last_seen = self._last_seen_t[self._present & np.isfinite(self._last_seen_t)]
         if len(last_seen):  # (a ball lifted away unseen is removed when it was last seen)
@@ -642,7 +646,7 @@ class EventInferer:
                 return False  # hidden, or off the cloth, since it was last seen
         if last is None:
             return False
-        dt = float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
+        dt = self._frame_period()
         horizon_s = cfg.pot_horizon_frames * dt
         v = last.v_mm_s[i]
         speed = float(np.linalg.norm(v)) if np.all(np.isfinite(v)) else 0.0
