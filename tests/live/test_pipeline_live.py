@@ -19,6 +19,8 @@ from tests.pipeline._standins import TruthDetector, TruthInferer, TruthTracker, 
 from rules.base import Undo, replay
 from tracking.events import Answer, BallCushion, Concession, Nomination, UndoCall, Unobserved
 from tracking.events import Warning as MisconductWarning
+from tracking.infer import EventInferer
+from tracking.tracker import BallTracker
 
 LATENCY_S = 0.4  # the stand-in inferer gives each event this late; its watermark follows the frames as late
 
@@ -27,7 +29,7 @@ def stages(clip, latency_s=LATENCY_S):
     return Stages(TruthDetector(clip), TruthTracker(clip), TruthInferer(clip, latency_s), clip.referee())
 
 
-def live_run(clip, given, gaps=(), inferer=None):
+def live_run(clip, given, gaps=(), inferer=None, tracker=None):
     """Run the clip's frames; ``given`` maps a frame time to a function of the results so far that returns
     the operator input given just before that frame (as the console would). ``gaps``: (from, to) spans
     of frames the source never delivered, each announced by a SourceGap."""
@@ -47,7 +49,7 @@ def live_run(clip, given, gaps=(), inferer=None):
             yield Frame(i, t, BLANK)
 
     config = PipelineConfig(queue_frames=0, eager=True, assume_answers=False)
-    s = stages(clip) if inferer is None else Stages(TruthDetector(clip), TruthTracker(clip), inferer, clip.referee())
+    s = stages(clip) if inferer is None else Stages(TruthDetector(clip), tracker or TruthTracker(clip), inferer, clip.referee())
     for r in run(frames(), s, config=config, inputs=inputs):
         results.append(r)
     return results
@@ -176,6 +178,23 @@ def test_without_the_inferers_watermark_an_input_waits_for_the_next_camera_event
     (warning,) = [e for e in logged(results) if isinstance(e, MisconductWarning)]
     (entered,) = [r for r in results if warning in r.events]
     assert entered.t_s >= 5.27 + LATENCY_S and logged(results) == merge_by_time(clip.camera_events, [[warning]])
+
+
+def test_with_the_installed_inferer_an_input_between_shots_enters_the_log_within_a_few_frames():
+    """ficha/miss through the installed tracker and event inference (on the clip's true detections): a
+    warning given at 0.6 s, before the strike at 1.0 s, enters the log within three frames, as the
+    inferer's watermark passes it (with no watermark it would wait for the shot's events, given when the
+    balls stop at 3.9 s); the log keeps its order and the call is the clip's own."""
+    clip = load_clip("ficha/miss")
+    results = live_run(clip, {0.6: lambda _: MisconductWarning(t_s=0, player="B", rule="5.8")},
+                       inferer=EventInferer(clip.profile), tracker=BallTracker(clip.profile))
+    (warning,) = [e for e in logged(results) if isinstance(e, MisconductWarning)]
+    (entered,) = [r for r in results if warning in r.events]
+    assert entered.t_s <= warning.t_s + 3 / 30 + 1e-9
+    kinds = [e.kind for e in logged(results)]
+    assert kinds.index("warning") < kinds.index("shot_start")
+    assert not [p for r in results for p in r.problems]
+    assert compare([s.decision for r in results for s in r.steps], clip.expected) == []
 
 
 def test_an_inferer_that_breaks_its_watermark_is_a_contract_error():

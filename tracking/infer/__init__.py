@@ -5,13 +5,20 @@ events that became certain with that frame; ``finish()`` at the end of the video
 
 Between shots it watches for balls placed and removed by hand and for balls that start to move.
 The first ball to move opens an episode; a few frames from before it (the pre-roll) give every
-ball's place at rest. When every ball has been still for ``rest_window_s`` the episode is analysed
-as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, cushions, pots,
-jumps, balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's
-events come out then, a fraction of a second after the last ball stopped. An episode whose first
-ball was not struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch.
-Frames vision could not read become ``unobserved`` spans, except inside a shot where nothing could
-happen in them (every ball at rest or rolling on, clear of everything). Events come out in time order.
+ball's place at rest. When every ball has been still for ``rest_window_s`` (or has dropped: a ball
+whose path ran into a pocket or a hole and that no frame has seen since is not waited for until the
+tracker gives it up) the episode is analysed as a whole (:mod:`tracking.infer.shot`): the struck
+ball, its strike, contacts, cushions, pots, jumps, balls off the table, pins, touched balls, a double
+hit, and everything at rest; the shot's events come out then, a fraction of a second after the last
+ball stopped. An episode whose first ball was not struck by the cue (nothing cue-shaped at it, too
+slow for a strike) is a touch. Frames vision could not read become ``unobserved`` spans, except
+inside a shot where nothing could happen in them (every ball at rest or rolling on, clear of
+everything). Events come out in time order.
+
+``settled_s`` is the watermark a live referee reads after each ``step``: every event before it has
+been given. Between shots it follows the frames within a frame or two (held back by a ball put down
+and not yet settled, a ball hidden since its last measurement, a ball starting to move); through a
+shot it stays before the strike. An operator input given live enters the log once it passes.
 
 One module per kind of event: ``contact``, ``frozen``, ``cushion``, ``pot``, ``off_table``,
 ``jump``, ``pin``, ``touched``, ``double_hit``; ``segments`` fits the pieces of free motion they
@@ -21,6 +28,7 @@ all read, ``shot`` holds a shot's frames and each ball's motion.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import logging
 import math
 from collections import deque
@@ -51,6 +59,7 @@ __all__ = ["InferConfig", "EventInferer", "analyse_shot"]
 log = logging.getLogger(__name__)
 
 UNREADABLE = "the frames could not be read against the table"
+MOTION_SLACK_MM = 1.5  # how far the place at rest a shot's analysis takes may differ from the one kept between shots
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +82,7 @@ class InferConfig:
     hole_edge_mm: float = 3.0  # a ball's centre this close outside a hole's rim sits on its edge
     lip_mm: float = 15.0  # a ball's centre this close to a pocket's drop circle is at its lip ...
     lip_wait_s: float = 0.75  # ... and may still creep in: the shot waits this long for it
+    drop_wait_s: float = 0.1  # a ball whose path ran into a drop circle, unseen this long (and pot_horizon_frames), has dropped
     # pieces of free motion
     piece_penalty: float = 12.0  # the residual (in noise units squared) one more piece must remove ...
     piece_penalty_log: float = 3.0  # ... plus this times the log of the number of measurements (BIC)
@@ -344,17 +354,25 @@ class EventInferer:
         self._queue: list[tuple[float, int, Event]] = []
         self._seq = 0
         self._last_t = -math.inf  # the time of the last event handed out
+        self.settled_s = -math.inf  # every event before this time has been given (the live pipeline's watermark)
         self._invalid_from: float | None = None
         self._last_frame_t = -math.inf
         self._frame_ts: deque[float] = deque(maxlen=3)  # the last three readable frames' times
         self._seen_before_t = np.full(n, -math.inf)  # each ball's measurement before its last one
         self._edge_wait_from: float | None = None
         self._first_t: float | None = None  # the first readable frame
+        self._motion_from = (math.nan, math.nan)  # (frame time, the bound of _next_motion_from at it)
         self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
 
     # ---- the per-frame entry point ----------------------------------------------------------
     def step(self, tracks: Tracks) -> list[Event]:
-        """The events that became certain with this frame, in time order."""
+        """The events that became certain with this frame, in time order; :attr:`settled_s` then says
+        how far the log is complete."""
+        out = self._step(tracks)
+        self.settled_s = max(self.settled_s, self._watermark())
+        return out
+
+    def _step(self, tracks: Tracks) -> list[Event]:
         if tracks.repeated:
             return []
         t = float(tracks.t_s)
@@ -371,8 +389,9 @@ class EventInferer:
         self._seen(tracks)
         if self._shot is not None:
             self._shot.append(tracks)
-            if self._shot_over(t):
-                self._end_shot()
+            dropped = self._shot_over(t)
+            if dropped is not None:
+                self._end_shot(dropped=dropped)
                 return self._release(math.inf)
             return []
         self._keep_preroll(tracks)
@@ -381,7 +400,7 @@ class EventInferer:
             self._shot = list(self._preroll)
             self._trigger = len(self._shot) - 1
             return self._release(math.inf)
-        return self._release(t - self.config.place_settle_s - 0.6)
+        return self._release(self._watermark(queued=False))
 
     def finish(self) -> list[Event]:
         """The end of the video: an open shot is analysed as it stands (without ``at_rest`` if balls
@@ -392,21 +411,85 @@ class EventInferer:
             self._invalid_from = None
         if self._shot is not None:
             self._end_shot(finished=False)
-        return self._release(math.inf)
+        out = self._release(math.inf)
+        self.settled_s = math.inf  # nothing more comes
+        return out
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def _push(self, e: Event) -> None:
         self._seq += 1
         bisect.insort(self._queue, (e.t_s, self._seq, e))
 
+    def _frame_period(self) -> float:
+        """The frame period, from the last readable frames (0 before two)."""
+        return float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
+
+    def _watermark(self, queued: bool = True) -> float:
+        """The time before which no event can come any more: the first event waiting in the queue (with
+        ``queued``; without, the time up to which the queue may be given out), a ball put down and not
+        yet settled (its placement is dated when it appeared), an unreadable span still open, the open
+        shot's first frame (its events all fall after it) or, between shots, the earliest the next
+        shot's first motion may be dated (:meth:`_next_motion_from`); at most the last frame. An event
+        that would still come earlier is moved up to it (:meth:`_release`)."""
+        bounds = [self._last_frame_t, *self._appeared.values()]
+        if self._queue and queued:
+            bounds.append(self._queue[0][0])
+        if self._invalid_from is not None:
+            bounds.append(self._invalid_from)
+        if self._shot:
+            bounds.append(self._shot[0].t_s)
+        else:
+            bounds.append(self._next_motion_from())
+        return min(bounds)
+
+    def _next_motion_from(self) -> float:
+        """Between shots: the earliest time a shot not yet begun may date its first motion. The shot's
+        analysis (:mod:`tracking.infer.shot`) dates a ball's start from the first of three measurements
+        running off its place at rest (by more than ``move_mm``), at most a frame before the measurement
+        preceding them. So: a frame before the measurement preceding a run of measurements off their
+        place that has begun in the pre-roll (a ball nudged a little, or starting to roll; a run of one
+        or two at the end may go on), and a frame before each ball's last measurement (a ball hidden now
+        may be found moved, or gone, when it is seen again). A ball with no place at rest yet holds it
+        at the pre-roll's first frame."""
+        if self._motion_from[0] == self._last_frame_t:
+            return self._motion_from[1]  # (asked twice a frame: to give out the queue, then for the watermark)
+        pre = self._preroll
+        dt = self._frame_period()
+        bound = self._last_frame_t
+        last_seen = self._last_seen_t[self._present & np.isfinite(self._last_seen_t)]
+        if len(last_seen):  # (a ball lifted away unseen is removed when it was last seen)
+            bound = min(bound, float(last_seen.min()) - dt)
+        if pre:
+            t = np.array([f.t_s for f in pre])
+            z = np.stack([f.z_mm for f in pre])  # (frames, balls, 2)
+            meas = np.isfinite(z[:, :, 0])
+            seen = meas.any(axis=0)
+            if np.any(seen & ~np.isfinite(self._rest[:, 0])):
+                bound = float(t[0]) - dt
+            elif seen.any():
+                with np.errstate(invalid="ignore"):
+                    off = np.linalg.norm(z - self._rest[None], axis=2) > self.config.move_mm - MOTION_SLACK_MM
+                for i in np.flatnonzero(off.any(axis=0)):
+                    ks = np.flatnonzero(meas[:, i])
+                    r = off[ks, i]
+                    # where a run of three off its place begins (or one of one or two at the end, which may go on)
+                    runs = np.concatenate([r[:-2] & r[1:-1] & r[2:], [r[-2] & r[-1]] if len(r) >= 2 else [], r[-1:]])
+                    if runs.any():
+                        first = int(np.argmax(runs))
+                        bound = min(bound, float(t[ks[first - 1]] if first > 0 else t[0] - dt) - dt)
+        self._motion_from = (self._last_frame_t, bound)
+        return bound
+
     def _release(self, until: float) -> list[Event]:
         out = []
+        floor = max(self._last_t, self.settled_s)
         while self._queue and self._queue[0][0] <= until:
             _, _, e = self._queue.pop(0)
-            if e.t_s < self._last_t:
-                log.debug("event %s at %.3f s moved to %.3f s to keep the log in time order", e.kind, e.t_s, self._last_t)
-                e = _clamp(e, self._last_t, math.inf)
-            self._last_t = e.t_s
+            if e.t_s < floor:
+                # (a ball hidden under a hand, then found gone: its removal is dated no earlier than the log is complete)
+                log.debug("event %s at %.3f s moved to %.3f s to keep the log in time order", e.kind, e.t_s, floor)
+                e = _clamp(e, floor, math.inf)
+            self._last_t = floor = e.t_s
             out.append(e)
         return out
 
@@ -500,46 +583,84 @@ class EventInferer:
         return False
 
     # ---- the end of a shot -------------------------------------------------------------------------
-    def _shot_over(self, t: float) -> bool:
+    def _shot_over(self, t: float) -> tuple[int, ...] | None:
+        """None while the shot goes on; when it is over, the balls that have dropped into a pocket or a
+        hole though the tracker still has them missing (:meth:`_dropped`)."""
         cfg = self.config
         shot = self._shot
         assert shot is not None
         if t - shot[0].t_s > cfg.max_shot_s:
             log.warning("a shot from %.2f s has not come to rest after %.0f s: it is cut here", shot[0].t_s, cfg.max_shot_s)
-            return True
+            return ()
         window = [f for f in shot if f.t_s >= t - cfg.rest_window_s]
         if len(window) < 3 or shot[0].t_s > t - cfg.rest_window_s - cfg.preroll_s * 0.5:
-            return False
+            return None
         if window[-1].t_s - window[0].t_s < 0.75 * cfg.rest_window_s:
-            return False  # frames missing in the window (unreadable ones): not long enough seen still
+            return None  # frames missing in the window (unreadable ones): not long enough seen still
         last = window[-1]
+        dropped: list[int] = []
         for i in range(len(self.ids)):
             st = last.state[i]
             if st in (TrackState.OFF, TrackState.IN_POCKET):
                 continue
+            if st == TrackState.MISSING and self._dropped(i, t):
+                dropped.append(i)
+                continue
             if st in (TrackState.MISSING, TrackState.AIRBORNE):
-                return False
+                return None
             z = np.array([f.z_mm[i] for f in window if np.isfinite(f.z_mm[i, 0])])
             if len(z) == 0:
                 if st == TrackState.OCCLUDED and np.all(np.array([f.state[i] for f in window]) == TrackState.OCCLUDED):
                     continue  # hidden all along at one place
-                return False
+                return None
             c = np.median(z, axis=0)
             if np.max(np.linalg.norm(z - c, axis=1)) > cfg.rest_tol_mm * 1.5:
-                return False
+                return None
             half = len(z) // 2
             if half >= 2 and np.linalg.norm(np.median(z[:half], axis=0) - np.median(z[half:], axis=0)) > cfg.creep_mm:
-                return False  # still creeping
+                return None  # still creeping
             if np.any(np.array([f.state[i] for f in window]) == TrackState.MISSING):
-                return False
+                return None
             wait = self._edge_wait(c)
             if wait > 0:
                 if self._edge_wait_from is None:
                     self._edge_wait_from = t
                 if t - self._edge_wait_from < wait:
-                    return False
+                    return None
         self._edge_wait_from = None
-        return True
+        return tuple(dropped)
+
+    def _dropped(self, i: int, t: float) -> bool:
+        """Whether ball ``i``, missing in this frame, has dropped into a pocket or a bed hole: when it was
+        last seen it was rolling (the tracker's filtered velocity: a ball at rest has none, however its
+        measurements jitter) on a path that runs into a drop circle within ``pot_horizon_frames`` frames
+        (at most ``pot_reach_mm``, as :mod:`tracking.infer.pot` reads a pot), and every frame since, for
+        ``drop_wait_s`` and at least that many frames, has missed it with nothing over it (under a hand
+        it may have been taken instead; a ball still on a hole's edge may have been lifted: for those the
+        shot waits for the tracker). The tracker says a lost ball has left the table only after
+        ``coast_s`` (half a second); a ball that went down a pocket need not hold the call that long."""
+        cfg = self.config
+        shot = self._shot
+        assert shot is not None
+        last = None
+        for f in reversed(shot):
+            if np.isfinite(f.z_mm[i, 0]):
+                last = f
+                break
+            if f.state[i] != TrackState.MISSING:
+                return False  # hidden, or off the cloth, since it was last seen
+        if last is None:
+            return False
+        dt = self._frame_period()
+        horizon_s = cfg.pot_horizon_frames * dt
+        v = last.v_mm_s[i]
+        speed = float(np.linalg.norm(v)) if np.all(np.isfinite(v)) else 0.0
+        if speed == 0.0 or t - last.t_s < max(cfg.drop_wait_s, horizon_s):
+            return False
+        path = last.z_mm[i] + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * min(speed * horizon_s, cfg.pot_reach_mm))
+        g = self.geometry
+        d = np.linalg.norm(path[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None]
+        return bool(d.size) and float(d.min()) <= 0.0
 
     def _drop_quiet_gaps(self, frames: ShotFrames) -> None:
         """Unreadable spans inside the shot that hid nothing (:func:`_quiet_gap`) are no gap in what is
@@ -567,11 +688,17 @@ class EventInferer:
             return cfg.lip_wait_s
         return 0.0
 
-    def _end_shot(self, finished: bool = True) -> None:
+    def _end_shot(self, finished: bool = True, dropped: tuple[int, ...] = ()) -> None:
         shot = self._shot
         assert shot is not None
         self._shot = None
         self._edge_wait_from = None
+        if dropped:
+            # what the tracker will say once it stops coasting them: they have left the table
+            last = shot[-1]
+            state, xy = last.state.copy(), last.xy_mm.copy()
+            state[list(dropped)], xy[list(dropped)] = TrackState.OFF, np.nan
+            shot[-1] = dataclasses.replace(last, state=state, xy_mm=xy)
         frames = ShotFrames.stack(shot, self._trigger)
         try:
             events = analyse_shot(frames, self.ids, self.geometry, self.config)
