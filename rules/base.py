@@ -634,9 +634,10 @@ class Referee:
     the operator's word applied; the new call replaces the old one (``amends``).
 
     In an engine whose ``inputs_wait_for_the_shot`` is set (Sinuca de Ficha), an input that acts on its
-    own (a concession, a misconduct warning) said while a shot is running acts once that shot has its call: the strike came first, so the shot is judged as the player at
-    the table played it and in the frame it was played in (ficha 6.3, 5.8). A concession said during
-    a shot that itself ends the frame has nothing left to concede.
+    own (a concession, a misconduct warning) said while a shot is running acts once that shot has its
+    call: the strike came first, so the shot is judged as the player at the table played it and in the
+    frame it was played in (ficha 6.3, 5.8). A concession said during a shot that itself ends the frame
+    has nothing left to concede.
     """
 
     def __init__(self, engine: Engine, players: Sequence[str] = (), options: Mapping[str, Any] | None = None,
