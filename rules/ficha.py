@@ -169,7 +169,10 @@ class Options(RulesOptions):
     frozen_gap_mm: float = Field(1.0, ge=0.0, allow_inf_nan=False)  # 4.5: a ball closer than this to the cue ball at the strike is frozen to it
     frozen_moved_mm: float = Field(2.0, ge=0.0, allow_inf_nan=False)  # 4.5: a frozen ball displaced by more than this (with no contact) moved
     pot_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 4.2: two drops closer than this (about a video frame) are in no sure order
-    contact_order_tolerance_s: float = Field(0.04, ge=0.0, allow_inf_nan=False)  # 5.2: the cue ball's contacts closer than this to its first are in no sure order
+    # 5.2: the cue ball's contacts at most this long after its first are in no sure order. The tracker
+    # times contacts between frames and gives an unsure one a low confidence, so by default only contacts
+    # logged at the same instant are asked about; 0.04 (a frame) suits a log whose times are frame times
+    contact_order_tolerance_s: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     start: FrameStart = FrameStart.RACK  # the first frame from the rack, or joined mid-way
     start_shooter: str = ""  # start=mid_frame: who plays the first shot ("" = the first player)
     start_balls: str = ""  # start=mid_frame: the balls on the table, comma-separated ("" = the first shot_start's positions)
@@ -1046,13 +1049,13 @@ class FichaRules(Engine):
             alt = next((b for b in contact_balls if b != first), "none")
             asked = (f"ficha 5.2: first contact {first} or {alt}?", (first, alt) if alt == "none" else (first, alt, "none"))
         else:
-            # balls the cue ball touched within a video frame of its first contact: when they are a legal
-            # first ball and an illegal one, the log's order is no evidence of which came first (5.2)
-            near = list(dict.fromkeys(b for e, b in zip(contacts, contact_balls)
-                                      if e.t_s - contacts[0].t_s < s.options.contact_order_tolerance_s))
+            # balls the cue ball touched at the instant of its first contact (or within the tolerance): when
+            # they are a legal first ball and an illegal one, the log's order is no evidence of which came first (5.2)
+            tol = s.options.contact_order_tolerance_s
+            near = list(dict.fromkeys(b for e, b in zip(contacts, contact_balls) if e.t_s - contacts[0].t_s <= tol))
             if len({b in legal_first for b in near}) > 1:
-                asked = (f"ficha 5.2: which ball did the cue ball hit first, {' or '.join(near)} (touched within "
-                         f"{s.options.contact_order_tolerance_s * 1000:.0f} ms)?", tuple(near))
+                when = f"within {tol * 1000:.0f} ms" if tol > 0 else "at the same instant"
+                asked = (f"ficha 5.2: which ball did the cue ball hit first, {' or '.join(near)} (touched {when})?", tuple(near))
         if asked is not None:
             key = Question.key(shot.index, "first_contact")
             if key not in answers:
