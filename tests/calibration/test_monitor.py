@@ -64,3 +64,45 @@ def test_the_check_is_cheap(bumped_clip):
         check.check(img)
     per_frame_ms = (time.thread_time() - t0) / 20 * 1000
     assert per_frame_ms < 8.0  # about half a millisecond at 720p
+
+
+def _scripted_keeper(frame, shifts_px):
+    """A keeper whose cushion check reads the given shift (px, all four sides) on each frame in turn, whose
+    refit keeps the calibration, and which counts its full calibrations."""
+    from calibration.monitor import CheckResult, SideReading
+
+    cal = calibrate_image(frame, FICHA)
+    full = []
+    keeper = CalibrationKeeper(cal, FICHA, frame, recalibrate=lambda image: full.append(1) or cal)
+    readings = iter(shifts_px)
+
+    def check(image, t_s=0.0):
+        v = next(readings)
+        return CheckResult(t_s, tuple(SideReading(side, v, 1.0, np.zeros((24, 2))) for side in ("top", "right", "bottom", "left")))
+
+    keeper.checker.check = check
+    keeper._refit = lambda res: cal
+    keeper._set = lambda c, image: setattr(keeper, "calibration", c)
+    return keeper, full
+
+
+def test_one_noisy_frame_is_not_followed_and_sparse_follows_are_no_drift(bumped_clip):
+    frame = bumped_clip[2][0][1]
+    # sensor noise: one frame a little past 0.8 px now and then, never twice in a row
+    shifts = [0.3, 0.9, 0.2, 0.4, -0.95, 0.1] * 20
+    keeper, full = _scripted_keeper(frame, shifts)
+    states = [keeper.update(frame, i / FPS) for i in range(len(shifts))]
+    assert all(s.valid and s.status == "ok" for s in states)
+    assert not keeper.events and not full
+    # a real drift stays: followed from its second frame, and refreshed by a full calibration once a second
+    drift = [1.0] * 75
+    keeper, full = _scripted_keeper(frame, drift)
+    states = [keeper.update(frame, i / FPS) for i in range(len(drift))]
+    assert states[0].status == "ok" and states[1].status == "followed"
+    assert len(full) == 2  # at 1.0 s and 2.0 s of following
+    # a jump past 1.6 px is followed at once; follows seconds apart are separate nudges, never refreshed
+    nudges = ([2.0] + [0.1] * 44) * 4
+    keeper, full = _scripted_keeper(frame, nudges)
+    states = [keeper.update(frame, i / FPS) for i in range(len(nudges))]
+    assert [i for i, s in enumerate(states) if s.status == "followed"] == [0, 45, 90, 135]
+    assert not full
