@@ -132,6 +132,9 @@ class Detector:
         self._scale = max(1, int(r_min // self.cfg.search_radius_px))
         s = self._scale
         self._low_size = (max(1, w // s), max(1, h // s))
+        # bilinear shrinking by an odd whole factor reads one pixel per output pixel, the one nearest-exact
+        # takes, at half the cost (bit for bit the same picture); by an even factor it averages four
+        self._shrink = cv2.INTER_NEAREST_EXACT if s % 2 and w % s == 0 and h % s == 0 else cv2.INTER_LINEAR
         self._r_low = r_min / s
         k = 2 * int(round(1.1 * self._r_low)) + 1  # peaks closer than ~1.1 radii are one ball
         self._nms_disc = np.ones((k, k), np.uint8)  # a square: separable, so cheap
@@ -198,7 +201,7 @@ class Detector:
             self._setup(self._cal)
         t_s = float(t_s)
         s, bg, prev = self._scale, self._bg, self._prev
-        low = cv2.resize(image, self._low_size, interpolation=cv2.INTER_LINEAR) if s > 1 else image.copy()
+        low = cv2.resize(image, self._low_size, interpolation=self._shrink) if s > 1 else image.copy()
         if prev is not None and self._prev_low is not None and np.array_equal(low, self._prev_low):
             return FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders, prev.valid, repeated=True)
         self._prev_low = low

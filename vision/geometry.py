@@ -117,10 +117,11 @@ class TableView:
         return cv2.resize(self.radius_grid_px, size, interpolation=cv2.INTER_LINEAR)
 
     # ---- from pixels to the table --------------------------------------------------------------
-    def balls_to_table(self, sil_px: np.ndarray, lift_mm: np.ndarray | float = 0.0, iterations: int = 2) -> np.ndarray:
+    def balls_to_table(self, sil_px: np.ndarray, lift_mm: np.ndarray | float = 0.0, iterations: int = 1) -> np.ndarray:
         """Table positions (N, 2) of balls whose outlines are centred at ``sil_px`` (N, 2) and whose
         bottoms are ``lift_mm`` above the cloth: the outline's outward offset is removed (by fixed
-        point: it changes by far less than a pixel over a ball's width)."""
+        point: it changes by far less than a pixel over a ball's width, so that one step leaves an error of
+        about 3e-5 mm, two about 1e-8 mm)."""
         sil = np.asarray(sil_px, dtype=np.float64).reshape(-1, 2)
         if len(sil) == 0:
             return np.zeros((0, 2))
