@@ -33,8 +33,10 @@ def associate(cost: np.ndarray, max_cost: float | np.ndarray) -> Association:
     rows, cols = linear_sum_assignment(np.where(allowed, cost, big))
     keep = allowed[rows, cols]
     rows, cols = rows[keep], cols[keep]
+    left_rows, left_cols = np.ones(n, bool), np.ones(m, bool)
+    left_rows[rows], left_cols[cols] = False, False
     return Association(
         np.stack([rows, cols], axis=1).astype(int) if len(rows) else np.zeros((0, 2), dtype=int),
-        np.setdiff1d(np.arange(n), rows),
-        np.setdiff1d(np.arange(m), cols),
+        np.flatnonzero(left_rows),
+        np.flatnonzero(left_cols),
     )

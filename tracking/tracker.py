@@ -264,7 +264,7 @@ class BallTracker:
         inside = self.geometry.on_table(b.xy_mm, 0.0) | (
             (b.xy_mm[:, 0] >= -margin) & (b.xy_mm[:, 0] <= self.profile.length_mm + margin)
             & (b.xy_mm[:, 1] >= -margin) & (b.xy_mm[:, 1] <= self.profile.width_mm + margin))
-        meas = np.flatnonzero(keep & inside & np.isin(b.state, [BallState.VISIBLE, BallState.AIRBORNE]) & np.isfinite(b.xy_mm[:, 0]))
+        meas = np.flatnonzero(keep & inside & ((b.state == BallState.VISIBLE) | (b.state == BallState.AIRBORNE)) & np.isfinite(b.xy_mm[:, 0]))
         z = b.xy_mm[meas]
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
         # vision's class columns -> our class indices
@@ -294,7 +294,7 @@ class BallTracker:
             # track that lost its way, with a wide S, does not outbid one that knows where it is), gated
             # by the Mahalanobis distance and by how far a ball can have gone since it was last seen
             xy0 = np.array([tr.xy for tr in group])
-            P = np.array([tr.kf.P[np.ix_([0, 2], [0, 2])] for tr in group])
+            P = np.array([tr.kf.P[::2, ::2] for tr in group])
             speed = np.array([np.linalg.norm(tr.v) for tr in group])
             S = P + np.eye(2)[None] * (self._noise(speed) ** 2)[:, None, None]
             reach = np.array([self._reach(tr, t) for tr in group])
@@ -348,7 +348,7 @@ class BallTracker:
                 # robust update: a measurement far out in the gate counts less (an outlier of vision
                 # must not throw the velocity off)
                 innov = zj - tr.xy
-                S = tr.kf.P[np.ix_([0, 2], [0, 2])] + np.eye(2) * r ** 2
+                S = tr.kf.P[::2, ::2] + np.eye(2) * r ** 2
                 d2 = float(innov @ np.linalg.solve(S, innov))
                 scale = max(1.0, d2 / cfg.robust_chi2) ** 2
                 tr.kf.update(zj, R=np.eye(2) * r ** 2 * scale)
