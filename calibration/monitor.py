@@ -139,27 +139,27 @@ class CushionCheck:
 
     def _edges(self, g: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Per side: each profile's inward offset of the nose edge (the local gradient peak of the
-        calibrated polarity nearest its baseline) and whether it was found."""
+        calibrated polarity nearest its baseline) and whether it was found (all sides' profiles at once)."""
         n = self.config.profiles_per_side
         steps_out = self.steps[::-1]  # inward offset of each sample column
         cols = np.arange(g.shape[1], dtype=np.float64)
-        out = {}
-        for i, side in enumerate(SIDES):
-            sg = self.sign[side] * g[i * n: (i + 1) * n]
-            thr = max(0.35 * self.strength[side], 1.0)
-            peak = np.zeros_like(sg, dtype=bool)
-            peak[:, 1:-1] = (sg[:, 1:-1] >= sg[:, :-2]) & (sg[:, 1:-1] > sg[:, 2:]) & (sg[:, 1:-1] >= thr)
-            base_col = steps_out[0] - getattr(self, "baseline", {}).get(side, np.zeros(n))
-            dist = np.where(peak, np.abs(cols[None, :] - base_col[:, None]), np.inf)
-            j = np.argmin(dist, axis=1)
-            ok = np.isfinite(dist[np.arange(n), j])
-            j = np.clip(j, 1, sg.shape[1] - 2)
-            rows = np.arange(n)
-            a, b, c = sg[rows, j - 1], sg[rows, j], sg[rows, j + 1]
-            den = a - 2 * b + c
-            off = np.where(den < 0, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
-            out[side] = (steps_out[0] - (j + np.clip(off, -0.5, 0.5)), ok)
-        return out
+        sign = np.repeat([self.sign[side] for side in SIDES], n)
+        thr = np.repeat([max(0.35 * self.strength[side], 1.0) for side in SIDES], n)
+        baseline = getattr(self, "baseline", None)
+        base = np.concatenate([baseline[side] for side in SIDES]) if baseline is not None else np.zeros(len(SIDES) * n)
+        sg = sign[:, None] * g
+        peak = np.zeros_like(sg, dtype=bool)
+        peak[:, 1:-1] = (sg[:, 1:-1] >= sg[:, :-2]) & (sg[:, 1:-1] > sg[:, 2:]) & (sg[:, 1:-1] >= thr[:, None])
+        dist = np.where(peak, np.abs(cols[None, :] - (steps_out[0] - base)[:, None]), np.inf)
+        rows = np.arange(len(sg))
+        j = np.argmin(dist, axis=1)
+        ok = np.isfinite(dist[rows, j])
+        j = np.clip(j, 1, sg.shape[1] - 2)
+        a, b, c = sg[rows, j - 1], sg[rows, j], sg[rows, j + 1]
+        den = a - 2 * b + c
+        off = np.where(den < 0, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
+        inward = steps_out[0] - (j + np.clip(off, -0.5, 0.5))
+        return {side: (inward[i * n:(i + 1) * n], ok[i * n:(i + 1) * n]) for i, side in enumerate(SIDES)}
 
     def check(self, image: np.ndarray, t_s: float = 0.0) -> CheckResult:
         """Measure each side's shift on one frame (BGR or grey, the calibrated size)."""
