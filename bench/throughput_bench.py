@@ -160,6 +160,13 @@ def measure(video: str, mode: str, one_core: bool, real: bool) -> dict:
     if one_core:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     cv2.setNumThreads(1)
+    if os.environ.get("CUEREF_BENCH_SWITCH"):  # --switch: the pipeline with Python's own lock hand-over interval
+        import dataclasses
+
+        import cueref.pipeline as pipeline
+
+        calls, config, inputs = pipeline.run.__defaults__
+        pipeline.run.__defaults__ = (calls, dataclasses.replace(config, switch_interval_s=None), inputs)
     if mode == "decode":
         c0, t0 = time.process_time(), time.perf_counter()
         with VideoReader(video) as reader:
@@ -202,6 +209,8 @@ def main() -> int:
     ap.add_argument("--cores", default="2,1", help="2: the machine's cores; 1: the process pinned to one core")
     ap.add_argument("--modes", default=",".join(MODES), help=f"what to measure ({', '.join(MODES)})")
     ap.add_argument("--keep", type=Path, help="keep the encoded clips in this folder (and reuse them)")
+    ap.add_argument("--switch", action="store_true", help="also referee --no-video with Python's own 5 ms lock hand-over "
+                    "interval instead of the pipeline's (PipelineConfig.switch_interval_s), alternating, three times each")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # VIDEO MODE ONE_CORE REAL: a measurement in this process
     args = ap.parse_args()
     if args.one:
@@ -262,6 +271,21 @@ def main() -> int:
                                f"thread CPU in the stage's calls during {mode}" + ("" if real or stage not in ("vision", "tracking", "inference")
                                                                                     else ", a STAND-IN"))
                         print(f"{label}, {where}: CPU {stage} {1000 * source['cpu_s'][stage] / source['frames']:.2f} ms/frame ({how})")
+                if args.switch and "decode" in got:
+                    decode_fps = got["decode"]["frames"] / got["decode"]["seconds"]
+                    rates: dict[str, list[float]] = {"pipeline's": [], "Python's 5 ms": []}
+                    for _ in range(3):
+                        for name, env in (("pipeline's", {}), ("Python's 5 ms", {"CUEREF_BENCH_SWITCH": "1"})):
+                            r = subprocess.run([sys.executable, __file__, "--one", str(video), "referee --no-video",
+                                                "1" if cores == "1" else "0", "1" if real else "0"],
+                                               capture_output=True, text=True, cwd=ROOT, env={**os.environ, **env})
+                            if not r.returncode:
+                                m = json.loads(r.stdout.strip().splitlines()[-1])
+                                rates[name].append(m["frames"] / m["seconds"])
+                    for name, got_rates in rates.items():
+                        print(f"{label}, {where}: referee --no-video with the {name} lock hand-over interval: "
+                              f"{' '.join(f'{x:.1f}' for x in got_rates)} frames/s (median "
+                              f"{sorted(got_rates)[len(got_rates) // 2] / decode_fps:.2f}x decode; runs alternated)")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.keep:
         import shutil

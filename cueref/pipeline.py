@@ -52,6 +52,7 @@ import itertools
 import logging
 import math
 import queue
+import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar, Iterable, Iterator, Protocol, Sequence
 
@@ -126,6 +127,11 @@ class PipelineConfig:
     # default, the camera's own reading, as an ``answer`` marked ``assumed`` in the log, and the match goes
     # on. Off live, where the operator answers at the console.
     assume_answers: bool = True
+    # how long (s) a thread waiting for Python's interpreter lock waits before the running one must hand it
+    # over, for the run (None: Python's own, 5 ms). The decoding and converting threads work in FFmpeg without
+    # the lock and need it back only briefly between frames; waiting 5 ms behind the stages' Python each time
+    # leaves their core idle (measured: bench/throughput_bench.py --switch)
+    switch_interval_s: float | None = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +224,9 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
     joined = _Joiner(stages, calls, inputs, assume_answers=config.assume_answers)
     items = prefetch(frames, config.queue_frames) if config.queue_frames else iter(frames)
     source = joined.frames_of(items)
+    interval = sys.getswitchinterval()
+    if config.switch_interval_s is not None:
+        sys.setswitchinterval(config.switch_interval_s)
     try:
         if config.eager:
             yield from _eager(joined, source)
@@ -232,6 +241,7 @@ def run(frames: Iterable[Frame | SourceGap], stages: Stages, calls: Sequence[Eve
                 raise
             yield joined.finish(result) if frame is None else result
     finally:
+        sys.setswitchinterval(interval)
         source.close()
         close = getattr(items, "close", None)
         if close is not None:
