@@ -386,9 +386,9 @@ def test_random_shots_keep_the_invariants(name):
         w = World(prof, tuple(balls), tuple(PinState(p.id, p.xy_mm) for p in prof.pins))
         shot = Shot(balls[0].id, rng.uniform(0, 360), rng.uniform(300, 7000), side=rng.uniform(-0.4, 0.4),
                     top=rng.uniform(-0.4, 0.4), elevation_deg=rng.uniform(10, 60) if k % 4 == 0 else 0.0)
-        t = time.perf_counter()
+        t = time.thread_time()  # CPU time: a shot's wall time depends on what else the machine runs
         res = simulate(w, shot, rng=k)
-        assert time.perf_counter() - t < 1.0
+        assert time.thread_time() - t < 1.0
         times = [e.t_s for e in res.events]
         assert times == sorted(times)
         assert isinstance(res.events[0], ShotStart) and isinstance(res.events[-1], AtRest)
