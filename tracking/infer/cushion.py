@@ -61,7 +61,7 @@ class Bounce:
 
 def _straight(t: np.ndarray, d: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The weighted residual (chi-square) of the best straight line through the first 1, 2, ... n samples
-    (each: 0 up to two samples)."""
+    (0 for the first two)."""
     u = t - t[0]
     # the weighted moments of every prefix, then each prefix's line from its 2x2 normal equations
     s0, s1, s2 = np.cumsum(w), np.cumsum(w * u), np.cumsum(w * u * u)
