@@ -9,15 +9,15 @@ import numpy as np
 
 from tests.tracking._scripted import Leg, Scene, detections, rect
 from tests.tracking.test_infer import FICHA, _roll_into, cue_stick, still
-from tracking.events import AtRest, Pot
-from vision.types import FrameDetections
 from tracking import geometry
+from tracking.events import AtRest, Pot
 from tracking.geometry import Outlines, _outline_points, polygon_distance
 from tracking.infer import EventInferer
 from tracking.infer import shot as shot_module
 from tracking.infer.segments import Piece
 from tracking.infer.shot import BallMotion
 from tracking.tracker import BallTracker
+from vision.types import FrameDetections
 
 
 def test_an_outline_is_walked_in_steps_no_longer_than_asked_through_its_corners():
