@@ -10,8 +10,8 @@ last counts: nothing moved in it) or has dropped (a ball whose path ran into a p
 that no frame has seen since is not waited for until the tracker gives it up) the episode is analysed
 as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, cushions, pots, jumps,
 balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's events come
-out then, a fraction of a second after the last ball stopped. An episode whose first ball was not struck by the cue (nothing cue-shaped at it, too
-slow for a strike) is a touch. Frames vision could not read become ``unobserved`` spans, except
+out then, a fraction of a second after the last ball stopped. An episode whose first ball was not
+struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch. Frames vision could not read become ``unobserved`` spans, except
 inside a shot where nothing could happen in them (every ball at rest or rolling on, clear of
 everything). Events come out in time order.
 

@@ -39,7 +39,7 @@ class ShotFrames:
     pin_xy: np.ndarray | None  # (T, p, 2)
     valid: np.ndarray  # (T,) bool
     k_trigger: int = 0  # the frame where the first motion was confirmed (three frames off its place)
-    _outlines: dict[int, Outlines] = field(default_factory=dict, repr=False)  # frame index -> its occluders (:meth:`occluder_near`)
+    _outlines: dict[int, Outlines] = field(default_factory=dict, repr=False)  # frame index -> its occluders, made ready
 
     @classmethod
     def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0) -> "ShotFrames":
