@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.table import TableProfile
 
-__all__ = ["CentreLine", "TableGeometry", "polygon_distance", "elongated", "outline_width", "cue_sticks"]
+__all__ = ["CentreLine", "TableGeometry", "Outlines", "polygon_distance", "elongated", "outline_width", "cue_sticks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +139,27 @@ def polygon_distance(polygon: np.ndarray, xy: np.ndarray) -> np.ndarray:
     return np.array([-cv2.pointPolygonTest(contour, (float(x), float(y)), True) for x, y in pts])
 
 
+class Outlines:
+    """One frame's occluder outlines, made ready for many distance queries (each outline's box first:
+    an outline whose box is further than asked cannot be nearer)."""
+
+    def __init__(self, polygons: Sequence[np.ndarray]):
+        self.contours = [np.asarray(p, dtype=np.float32).reshape(-1, 1, 2) for p in polygons]
+        self.boxes = [(float(c[:, 0, 0].min()), float(c[:, 0, 1].min()), float(c[:, 0, 0].max()), float(c[:, 0, 1].max()))
+                      for c in self.contours]
+
+    def nearest(self, xy: np.ndarray, within: float) -> float:
+        """The signed distance (mm, negative inside) from ``xy`` to the nearest outline, as
+        :func:`polygon_distance` gives it, when one comes within ``within`` of it; else inf."""
+        x, y = float(xy[0]), float(xy[1])
+        r = within + 1.0  # (a margin for the outlines' float32)
+        best = math.inf
+        for c, (x0, y0, x1, y1) in zip(self.contours, self.boxes):
+            if x0 - r <= x <= x1 + r and y0 - r <= y <= y1 + r:
+                best = min(best, -cv2.pointPolygonTest(c, (x, y), True))
+        return best if best <= within else math.inf
+
+
 def elongated(polygon: np.ndarray, min_length_mm: float, max_width_mm: float) -> tuple[bool, np.ndarray, np.ndarray]:
     """Whether a polygon is stick-shaped (a cue): its minimum-area rectangle at least
     ``min_length_mm`` long and at most ``max_width_mm`` wide. Also returns the two ends of its long
@@ -174,13 +195,14 @@ def cue_sticks(polygons: Sequence[np.ndarray], min_length_mm: float, max_width_m
     outlines followed to the same ends are one cue."""
     polys = [np.asarray(p, dtype=np.float32).reshape(-1, 1, 2) for p in polygons]
     polys = [p for p in polys if len(p) >= 3]
+    outlines = [_outline_points(p.reshape(-1, 2).astype(np.float64), 8.0) for p in polys]  # (once: every piece follows through all)
     out: list[tuple[np.ndarray, np.ndarray]] = []
     for p in polys:
         narrow, a, b = elongated(p, 0.0, max_width_mm)
         if not narrow or float(np.linalg.norm(b - a)) < 1e-6:
             continue
         u = (b - a) / float(np.linalg.norm(b - a))
-        a, b = _follow(polys, a, -u, gap_mm, max_width_mm / 2), _follow(polys, b, u, gap_mm, max_width_mm / 2)
+        a, b = _follow(outlines, a, -u, gap_mm, max_width_mm / 2), _follow(outlines, b, u, gap_mm, max_width_mm / 2)
         if float(np.linalg.norm(b - a)) < min_length_mm:
             continue
         if any(min(np.linalg.norm(a - c) + np.linalg.norm(b - d), np.linalg.norm(a - d) + np.linalg.norm(b - c)) < max_width_mm
@@ -192,22 +214,24 @@ def cue_sticks(polygons: Sequence[np.ndarray], min_length_mm: float, max_width_m
 
 def _outline_points(pts: np.ndarray, step_mm: float) -> np.ndarray:
     """Points along a closed outline, at most ``step_mm`` apart (its corners included)."""
-    nxt = np.roll(pts, -1, axis=0)
-    out = [pts]
-    for k in range(1, int(np.ceil(np.max(np.linalg.norm(nxt - pts, axis=1)) / step_mm))):
-        f = k * step_mm / np.maximum(np.linalg.norm(nxt - pts, axis=1), 1e-9)
-        out.append((pts + f[:, None] * (nxt - pts))[f < 1])
-    return np.concatenate(out)
+    edge = np.roll(pts, -1, axis=0) - pts
+    length = np.linalg.norm(edge, axis=1)
+    # each edge: its corner, then a point every step_mm short of the next corner
+    n = np.maximum(np.ceil(length / step_mm).astype(int) - 1, 0)
+    i = np.repeat(np.arange(len(pts)), n)
+    k = np.arange(len(i)) - np.repeat(np.cumsum(n) - n, n) + 1
+    f = k * step_mm / np.maximum(length[i], 1e-9)
+    return np.concatenate([pts, pts[i] + f[:, None] * edge[i]])
 
 
-def _follow(polys: list[np.ndarray], end: np.ndarray, u: np.ndarray, gap_mm: float, aside_mm: float) -> np.ndarray:
-    """How far a cue ending at ``end`` goes on along ``u``: through every outline with corners within
-    ``aside_mm`` of the line (a piece's axis is known to a few degrees) that starts less than
-    ``gap_mm`` past the furthest point reached so far."""
+def _follow(outlines: list[np.ndarray], end: np.ndarray, u: np.ndarray, gap_mm: float, aside_mm: float) -> np.ndarray:
+    """How far a cue ending at ``end`` goes on along ``u``: through every outline (its points,
+    :func:`_outline_points`) with points within ``aside_mm`` of the line (a piece's axis is known to a
+    few degrees) that starts less than ``gap_mm`` past the furthest point reached so far."""
     n = np.array([-u[1], u[0]])
     spans = []
-    for p in polys:
-        rel = _outline_points(p.reshape(-1, 2).astype(np.float64), 8.0) - end
+    for pts in outlines:
+        rel = pts - end
         on_line = np.abs(rel @ n) <= aside_mm
         if np.any(on_line):
             along = rel[on_line] @ u

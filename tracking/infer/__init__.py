@@ -5,13 +5,13 @@ events that became certain with that frame; ``finish()`` at the end of the video
 
 Between shots it watches for balls placed and removed by hand and for balls that start to move.
 The first ball to move opens an episode; a few frames from before it (the pre-roll) give every
-ball's place at rest. When every ball has been still for ``rest_window_s`` (or has dropped: a ball
-whose path ran into a pocket or a hole and that no frame has seen since is not waited for until the
-tracker gives it up) the episode is analysed as a whole (:mod:`tracking.infer.shot`): the struck
-ball, its strike, contacts, cushions, pots, jumps, balls off the table, pins, touched balls, a double
-hit, and everything at rest; the shot's events come out then, a fraction of a second after the last
-ball stopped. An episode whose first ball was not struck by the cue (nothing cue-shaped at it, too
-slow for a strike) is a touch. Frames vision could not read become ``unobserved`` spans, except
+ball's place at rest. When every ball has been still for ``rest_window_s`` (a frame that repeats the
+last counts: nothing moved in it) or has dropped (a ball whose path ran into a pocket or a hole and
+that no frame has seen since is not waited for until the tracker gives it up) the episode is analysed
+as a whole (:mod:`tracking.infer.shot`): the struck ball, its strike, contacts, cushions, pots, jumps,
+balls off the table, pins, touched balls, a double hit, and everything at rest; the shot's events come
+out then, a fraction of a second after the last ball stopped. An episode whose first ball was not
+struck by the cue (nothing cue-shaped at it, too slow for a strike) is a touch. Frames vision could not read become ``unobserved`` spans, except
 inside a shot where nothing could happen in them (every ball at rest or rolling on, clear of
 everything). Events come out in time order.
 
@@ -373,9 +373,15 @@ class EventInferer:
         return out
 
     def _step(self, tracks: Tracks) -> list[Event]:
-        if tracks.repeated:
-            return []
         t = float(tracks.t_s)
+        if tracks.repeated:
+            # no new measurement, but the picture is the last one's: nothing on the table moved since, so
+            # the balls' stillness (and a dropped ball's absence) lasts until now (a still table's frames
+            # encode the same: the shot must not wait for the next frame that differs)
+            if self._shot is not None and tracks.valid and self._invalid_from is None and (dropped := self._shot_over(t)) is not None:
+                self._end_shot(dropped=dropped)
+                return self._release(math.inf)
+            return []
         if not tracks.valid:
             if self._invalid_from is None:
                 self._invalid_from = t
@@ -593,9 +599,11 @@ class EventInferer:
             log.warning("a shot from %.2f s has not come to rest after %.0f s: it is cut here", shot[0].t_s, cfg.max_shot_s)
             return ()
         window = [f for f in shot if f.t_s >= t - cfg.rest_window_s]
+        if len(window) < 3 and t > shot[-1].t_s:
+            window = shot[-3:]  # frames since that repeat the last: the last three that measured
         if len(window) < 3 or shot[0].t_s > t - cfg.rest_window_s - cfg.preroll_s * 0.5:
             return None
-        if window[-1].t_s - window[0].t_s < 0.75 * cfg.rest_window_s:
+        if t - window[0].t_s < 0.75 * cfg.rest_window_s:
             return None  # frames missing in the window (unreadable ones): not long enough seen still
         last = window[-1]
         dropped: list[int] = []
@@ -638,27 +646,43 @@ class EventInferer:
         ``drop_wait_s`` and at least that many frames, has missed it with nothing over it (under a hand
         it may have been taken instead; a ball still on a hole's edge may have been lifted: for those the
         shot waits for the tracker). The tracker says a lost ball has left the table only after
-        ``coast_s`` (half a second); a ball that went down a pocket need not hold the call that long."""
+        ``coast_s`` (half a second); a ball that went down a pocket need not hold the call that long.
+
+        A ball tipping over a drop circle's edge may be read in the air for a frame or two (vision sees
+        the part of it still in view, off its place on the cloth, with a velocity the tracker then bends
+        away): such sightings, within ``pot_near_mm`` of a drop circle, are passed over for the last one on
+        the cloth. The frame period is the shot's (a still table's frames repeat: no measurement in them)."""
         cfg = self.config
         shot = self._shot
         assert shot is not None
-        last = None
+        g = self.geometry
+        last = cloth = None
+        back = 0  # frames from the last sighting back to the last on the cloth
         for f in reversed(shot):
+            if last is not None:
+                back += 1
+                if back > 2:
+                    return False  # in the air longer: a jump, not a drop
             if np.isfinite(f.z_mm[i, 0]):
-                last = f
-                break
-            if f.state[i] != TrackState.MISSING:
+                if last is None:
+                    last = f
+                if f.state[i] != TrackState.AIRBORNE:
+                    cloth = f
+                    break
+                gap = np.linalg.norm(g.pocket_xy - f.z_mm[i], axis=1) - g.pocket_r
+                if not (gap.size and float(gap.min()) <= cfg.pot_near_mm):
+                    return False  # in the air away from every drop circle
+            elif last is None and f.state[i] != TrackState.MISSING:
                 return False  # hidden, or off the cloth, since it was last seen
-        if last is None:
+        if last is None or cloth is None:
             return False
-        dt = self._frame_period()
-        horizon_s = cfg.pot_horizon_frames * dt
-        v = last.v_mm_s[i]
+        ts = [f.t_s for f in shot[-30:]]
+        horizon_s = cfg.pot_horizon_frames * float(np.median(np.diff(ts))) if len(ts) >= 2 else 0.0
+        v = cloth.v_mm_s[i]
         speed = float(np.linalg.norm(v)) if np.all(np.isfinite(v)) else 0.0
         if speed == 0.0 or t - last.t_s < max(cfg.drop_wait_s, horizon_s):
             return False
-        path = last.z_mm[i] + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * min(speed * horizon_s, cfg.pot_reach_mm))
-        g = self.geometry
+        path = cloth.z_mm[i] + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * min(speed * horizon_s, cfg.pot_reach_mm))
         d = np.linalg.norm(path[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None]
         return bool(d.size) and float(d.min()) <= 0.0
 

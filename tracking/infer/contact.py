@@ -42,7 +42,7 @@ def _first_reach(m: BallMotion, target: np.ndarray, dist: float, t0: float, t1: 
     """The first time in [t0, t1] ball ``m`` comes within ``dist`` of ``target`` (or, if it never
     does, the time of its closest approach) and that closest gap (mm, negative: overlap)."""
     ts = np.linspace(t0, t1, n)
-    pos = np.array([m.at(t) for t in ts])
+    pos = m.path(ts)
     d = np.linalg.norm(pos - target, axis=1) - dist
     inside = np.flatnonzero(d <= 0)
     k = int(inside[0]) if len(inside) else int(np.argmin(d))

@@ -59,26 +59,31 @@ class Bounce:
     dof: int
 
 
-def _straight(t: np.ndarray, d: np.ndarray, w: np.ndarray) -> float:
-    """The weighted residual (chi-square) of the best straight line through the samples."""
-    if len(t) <= 2:
-        return 0.0
-    A = np.stack([np.ones_like(t), t - t[0]], axis=1) * np.sqrt(w)[:, None]
-    b = d * np.sqrt(w)
-    c = np.linalg.lstsq(A, b, rcond=None)[0]
-    return float(np.sum((A @ c - b) ** 2))
+def _straight(t: np.ndarray, d: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The weighted residual (chi-square) of the best straight line through the first 1, 2, ... n samples
+    (0 for the first two)."""
+    u = t - t[0]
+    # the weighted moments of every prefix, then each prefix's line from its 2x2 normal equations
+    s0, s1, s2 = np.cumsum(w), np.cumsum(w * u), np.cumsum(w * u * u)
+    sd, sud, sdd = np.cumsum(w * d), np.cumsum(w * u * d), np.cumsum(w * d * d)
+    det = s0 * s2 - s1 * s1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.where(det > 0, (s0 * sud - s1 * sd) / det, 0.0)
+    a = (sd - b * s1) / s0
+    chi2 = sdd - a * sd - b * sud
+    chi2[:2] = 0.0
+    return np.maximum(chi2, 0.0)
 
 
 def _run(t: np.ndarray, d: np.ndarray, w: np.ndarray, idx: np.ndarray, chi2_max: float) -> np.ndarray:
     """The longest run of ``idx`` (in order away from a bounce, at least two) that one straight line
     fits within the noise: the ball's way into or out of the cushion before anything else changed it."""
-    best = idx[:2]
-    for n in range(3, len(idx) + 1):
-        sel = idx[:n]
-        if _straight(t[sel], d[sel], w[sel]) > chi2_max * (n - 2):
-            break
-        best = sel
-    return best
+    if len(idx) <= 2:
+        return idx
+    chi2 = _straight(t[idx], d[idx], w[idx])
+    n = np.arange(1, len(idx) + 1)
+    bad = np.flatnonzero((n >= 3) & (chi2 > chi2_max * (n - 2)))
+    return idx[: bad[0]] if len(bad) else idx
 
 
 def _fit_bounce(t: np.ndarray, d: np.ndarray, w: np.ndarray, into: np.ndarray, out: np.ndarray) -> Bounce | None:
@@ -88,19 +93,23 @@ def _fit_bounce(t: np.ndarray, d: np.ndarray, w: np.ndarray, into: np.ndarray, o
         return None
     ti, di, wi = t[into], d[into], w[into]
     to, do, wo = t[out], d[out], w[out]
-    best = None
-    for tc in np.linspace(ti.max(), to.min(), 41):
-        A = np.zeros((len(ti) + len(to), 3))
-        A[:, 0] = 1.0
-        A[: len(ti), 1] = ti - tc
-        A[len(ti):, 2] = to - tc
-        sw = np.sqrt(np.concatenate([wi, wo]))
-        Aw, bw = A * sw[:, None], np.concatenate([di, do]) * sw
-        c, *_ = np.linalg.lstsq(Aw, bw, rcond=None)
-        chi2 = float(np.sum((Aw @ c - bw) ** 2))
-        if best is None or chi2 < best[0]:
-            best = (chi2, float(tc), c, Aw)
-    chi2, tc, c, Aw = best
+    # every contact time at once: a V's three parameters from its normal equations (a contact time on the
+    # only sample out leaves that arm no slope to fit: its parameter is then 0, as a least-squares solver's)
+    tcs = np.linspace(ti.max(), to.min(), 41)
+    A = np.zeros((len(tcs), len(ti) + len(to), 3))
+    A[:, :, 0] = 1.0
+    A[:, : len(ti), 1] = ti[None] - tcs[:, None]
+    A[:, len(ti):, 2] = to[None] - tcs[:, None]
+    sw = np.sqrt(np.concatenate([wi, wo]))
+    Aw, bw = A * sw[None, :, None], np.concatenate([di, do]) * sw
+    N = np.einsum("kni,knj->kij", Aw, Aw)
+    r = np.einsum("kni,n->ki", Aw, bw)
+    free = np.all(np.abs(Aw).max(axis=1) > 0, axis=1)
+    N[~free, 2, 2], r[~free, 2] = 1.0, 0.0  # (only the last arm can lose its slope: ti holds two samples or more)
+    c = np.linalg.solve(N, r[..., None])[..., 0]
+    chi2s = np.sum((np.einsum("kni,ki->kn", Aw, c) - bw) ** 2, axis=1)
+    k = int(np.argmin(chi2s))
+    chi2, tc, c, Aw = float(chi2s[k]), float(tcs[k]), c[k], Aw[k]
     cov = np.linalg.pinv(Aw.T @ Aw)
     return Bounce(tc, float(c[0]), float(c[1]), float(c[2]), float(np.sqrt(max(cov[1, 1], 0.0))),
                   float(np.sqrt(max(cov[2, 2], 0.0))), chi2, len(ti) + len(to) - 3)

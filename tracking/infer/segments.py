@@ -105,14 +105,15 @@ def segment(t: np.ndarray, z: np.ndarray, sigma: np.ndarray, penalty: float, max
                 for c in range(3):
                     M[:, r, c] = P[:k3, r + c]
             M[:, [0, 1, 2], [0, 1, 2]] += 1e-12
-            rx = np.linalg.solve(M, Tx[:k3, :, None])[..., 0]
-            ry = np.linalg.solve(M, Ty[:k3, :, None])[..., 0]
+            # one factorisation for the three right-hand sides: x, y and the unit vector of the acceleration
+            rhs = np.zeros((k3, 3, 3))
+            rhs[:, :, 0], rhs[:, :, 1], rhs[:, 2, 2] = Tx[:k3], Ty[:k3], 1.0
+            sol = np.linalg.solve(M, rhs)
+            rx, ry = sol[:, :, 0], sol[:, :, 1]
             sse[:k3] = Q[:k3] - (rx * Tx[:k3]).sum(axis=1) - (ry * Ty[:k3]).sum(axis=1)
             if math.isfinite(max_accel_mm_s2):
                 accel = 2.0 * np.hypot(rx[:, 2], ry[:, 2]) / scale ** 2
-                e2 = np.zeros((k3, 3, 1))
-                e2[:, 2, 0] = 1.0
-                err = 2.0 * np.sqrt(np.maximum(np.linalg.solve(M, e2)[:, 2, 0], 0.0)) / scale ** 2
+                err = 2.0 * np.sqrt(np.maximum(sol[:, 2, 2], 0.0)) / scale ** 2
                 sse[:k3][accel > max_accel_mm_s2 + 4.0 * err] = np.inf
         sse = np.maximum(sse, 0.0)
         # pieces of two samples: allowed, exact; their cost is only the penalty

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tracking.geometry import TableGeometry, cue_sticks, polygon_distance
+from tracking.geometry import Outlines, TableGeometry, cue_sticks
 from tracking.infer.segments import Piece, segment
 from tracking.tracks import Tracks, TrackState
 
@@ -39,6 +39,7 @@ class ShotFrames:
     pin_xy: np.ndarray | None  # (T, p, 2)
     valid: np.ndarray  # (T,) bool
     k_trigger: int = 0  # the frame where the first motion was confirmed (three frames off its place)
+    _outlines: dict[int, Outlines] = field(default_factory=dict, repr=False)  # frame index -> its occluders, made ready
 
     @classmethod
     def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0) -> "ShotFrames":
@@ -66,6 +67,15 @@ class ShotFrames:
     @property
     def n_frames(self) -> int:
         return len(self.t)
+
+    def occluder_near(self, k: int, xy: np.ndarray, within: float) -> float:
+        """How far ``xy`` lies from frame ``k``'s nearest occluder (negative: under it), when one comes
+        within ``within`` of it; else inf."""
+        if not self.occluders[k]:
+            return math.inf
+        if k not in self._outlines:
+            self._outlines[k] = Outlines(self.occluders[k])
+        return self._outlines[k].nearest(xy, within)
 
 
 @dataclass(slots=True)
@@ -123,6 +133,24 @@ class BallMotion:
             return self.r1
         return self.pieces[-1].at(t) if self.pieces else self.r0
 
+    def path(self, ts: np.ndarray) -> np.ndarray:
+        """(k, 2): where the ball was at each of the times ``ts``, as :meth:`at` says (at once)."""
+        if self.r0 is None:
+            return np.array([self.at(t) for t in ts])
+        out = np.empty((len(ts), 2))
+        out[:] = self.r0
+        if not self.moved or self.t_start is None:
+            return out
+        # the first piece that lasts until t (pieces come in time order)
+        k = np.searchsorted(np.array([p.t_last for p in self.pieces]), ts, side="left")
+        k[ts <= self.t_start] = -1
+        for j, p in enumerate(self.pieces):
+            if np.any(sel := k == j):
+                out[sel] = p.at(ts[sel])
+        if np.any(after := k == len(self.pieces)):
+            out[after] = self.r1 if self.r1 is not None else self.pieces[-1].at(ts[after]) if self.pieces else self.r0
+        return out
+
     def piece_at(self, t: float) -> Piece | None:
         """The piece covering ``t`` (the nearest when ``t`` falls between two)."""
         if not self.pieces:
@@ -147,6 +175,7 @@ class ShotContext:
     dt: float  # the frame period
     striker: int = -1
     t_strike: float = math.nan
+    _cues: dict[int, list] = field(default_factory=dict)  # frame index -> its cues (:meth:`cues`)
 
     @property
     def R(self) -> float:
@@ -169,12 +198,10 @@ class ShotContext:
         tip = math.inf
         ks = np.flatnonzero((self.frames.t >= t0) & (self.frames.t <= t1))
         for k in ks:
-            polys = self.frames.occluders[k]
-            if not any(polygon_distance(poly, xy[None])[0] <= reach_mm for poly in polys):
+            if not self.frames.occluder_near(k, xy, reach_mm) <= reach_mm:
                 continue
             near = True
-            # a cue cut in pieces by a ball it passes over is one cue (its tip is not at that ball)
-            for a, b in cue_sticks(polys, cfg.cue_min_length_mm, cfg.cue_max_width_mm, 2 * self.R + cfg.cue_gap_mm):
+            for a, b in self.cues(k):
                 # the tip is the end further inside the table (the butt is in the player's hand, over
                 # the rail or beyond); a struck ball lies ahead of the tip, on the cue's line, never
                 # under the cue behind it
@@ -188,6 +215,16 @@ class ShotContext:
                 if self.R - cfg.tip_slack_mm <= ahead <= reach_mm and aside <= 0.6 * self.R + cfg.tip_slack_mm / 2:
                     tip = min(tip, float(np.linalg.norm(rel)))
         return near, tip
+
+    def cues(self, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The cues among frame ``k``'s occluders, each as its two ends (a cue cut in pieces by a ball it
+        passes over is one cue: its tip is not at that ball). Found once a frame: every ball near the
+        strike asks for the same frames."""
+        if k not in self._cues:
+            cfg = self.config
+            self._cues[k] = cue_sticks(self.frames.occluders[k], cfg.cue_min_length_mm, cfg.cue_max_width_mm,
+                                       2 * self.R + cfg.cue_gap_mm)
+        return self._cues[k]
 
     def geometry_inside(self, xy: np.ndarray) -> float:
         """How far ``xy`` lies inside the playing surface (negative: outside)."""
@@ -224,7 +261,7 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     doubt = np.ones(len(frames.t))
     R = geometry.R
     for k in ks:
-        if frames.occluders[k] and any(polygon_distance(p, z[k][None])[0] < R for p in frames.occluders[k]):
+        if frames.occluder_near(k, z[k], R) < R:
             doubt[k] = cfg.covered_doubt
     # where it rested first: the median of its first clear measurements (the pre-roll)
     clear = ks[doubt[ks] == 1.0]
