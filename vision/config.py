@@ -60,6 +60,10 @@ class DetectorConfig:
     max_edge_rms: float = 0.06
     """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
     a clean circle, two fingertips side by side are not."""
+    chroma_balls: int = 40
+    """Balls seen whole whose colour and brightness edges are compared before the video's chroma
+    shift (a 4:2:0 codec's colour planes placed off its brightness, up to half a pixel) is taken as
+    measured and corrected; until then none is assumed. More: a steadier measure, later."""
     rest_gate: float = 0.08
     """A ball's new outline fit within this many radii of where it stood unchanged is that ball still at
     rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; larger lets a ball

@@ -35,10 +35,10 @@ import numpy as np
 from calibration.camera import Calibration
 from calibration.table import TableProfile
 from vision.background import ClothBackground
-from vision.balls import BallFits, fit_balls, sample_core
+from vision.balls import BallFits, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
-from vision.fit import ray_directions
+from vision.fit import chroma_offsets, ray_directions, sample_rays
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
@@ -67,6 +67,10 @@ class Detector:
         self._class_scale = np.ones(len(self.classes))  # the same, per colour class
         self._class_seen = np.zeros(len(self.classes))  # frames each class's scale was learnt from
         self._scale_seen = 0  # frames the overall scale was learnt from
+        self.chroma_shift = np.zeros(2)  # where the video's colour lies off its brightness, px (measured on the balls)
+        self._chroma_sums = (np.zeros((2, 2)), np.zeros(2))  # its least squares, until enough balls are measured
+        self._chroma_seen = 0  # balls it was measured on
+        self._chroma_looks = 0  # balls looked at for it (it is given up after ten times as many as it needs)
         self._cal = calibration
         self._view: TableView | None = None
         self._bg: ClothBackground | None = None
@@ -248,11 +252,13 @@ class Detector:
         cand = self._candidates(fg[win.slices], region[win.slices], win)
         cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
         fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
-                         self.cfg.n_rays, self.cfg.min_edge_contrast)
+                         self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift)
         keep = self._accept(fits)
         strength = fits.visible + fits.contrast / 1000.0
         kept = np.nonzero(keep)[0]
         kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
+        if self._chroma_seen < self.cfg.chroma_balls and self._chroma_looks < 10 * self.cfg.chroma_balls:
+            self._measure_chroma(image, fits, kept)
         carried = old[stays].at(frame, t_s)
         if len(carried) and len(kept):  # a refitted ball that is one standing already is that one
             d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
@@ -301,6 +307,37 @@ class Detector:
         self._ref_low[win.slices][r] = low[win.slices][r]
         self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
+
+    def _measure_chroma(self, image: np.ndarray, fits: BallFits, idx: np.ndarray) -> None:
+        """Learn :attr:`chroma_shift` from the balls ``idx`` of ``fits`` seen whole: a 4:2:0 video codes
+        its colour at half the resolution, and an encoder and a decoder that place those samples
+        differently shift every colour edge against the brightness edges by up to half a pixel, the
+        same way all over the picture (a coloured ball's outline, found on its colour as much as its
+        brightness, is then placed that much off). Along each ray the colour edge's distance from the
+        centre less the brightness edge's, less its mean round the ball (a colour edge may lie a
+        little inside or outside all round), is the shift's component along the ray; the shift is
+        their least-squares solution once ``chroma_balls`` balls with enough such rays are measured
+        (none on a table whose balls show no colour against the cloth: no shift then)."""
+        whole = idx[(fits.visible[idx] >= 0.9) & (fits.gap[idx] <= 0.1)]
+        if len(whole) == 0:
+            return
+        self._chroma_looks += len(whole)
+        c, r = fits.centre[whole], fits.radius_pred[whole]
+        w = fine_band(r, self._scale)
+        m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1
+        rs = sample_rays(image, c, r - w, r + w, self.cfg.n_rays, m)
+        diff, ok = chroma_offsets(rs, r, self.cfg.min_edge_contrast)
+        a, b = self._chroma_sums
+        for d, o in zip(diff, ok):
+            if o.sum() < 0.5 * len(o):
+                continue
+            u = rs.unit[o]
+            a += u.T @ u
+            b += u.T @ (d[o] - d[o].mean())
+            self._chroma_seen += 1
+        if self._chroma_seen >= self.cfg.chroma_balls:
+            self.chroma_shift = np.clip(np.linalg.solve(a, b), -1.0, 1.0)
+            log.debug("detector: the video's colour lies (%+.2f, %+.2f) px off its brightness", *self.chroma_shift)
 
     def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
         """The colour classes learn from the balls just found: on the opening layout (most of the set
@@ -538,7 +575,7 @@ class Detector:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         c = np.array(cand, dtype=np.float64)
         fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
-                         self.cfg.min_edge_contrast, packed=True)
+                         self.cfg.min_edge_contrast, packed=True, chroma_shift=self.chroma_shift)
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
