@@ -53,8 +53,8 @@ class DetectorConfig:
     max_continued: float = 0.2
     """Share of two rings round an outline (1.6 and 2.1 radii out, other balls left out) that may be
     in the outline's own colour: a ball stands among cloth, shadows and things of other colours; a
-    fingertip among its finger and the next ones (measured: under 0.05 round balls, 0.27-0.9 round
-    fingertips taken for balls). Lower rejects a ball beside a thing of its own colour."""
+    fingertip among its finger and the next ones (measured on rendered clips: at most 0.125 round
+    balls, 0.29-0.9 round fingertips taken for balls). Lower rejects a ball beside a thing of its own colour."""
     min_visible: float = 0.40
     """Share of a ball's outline that must be found (consistent edges with cloth beyond) to report it
     as seen. Below, the ball is too hidden to place: it is reported occluded if it was known there."""

@@ -476,8 +476,8 @@ class Detector:
         # part of an outline, in a colour that is no class's: a fingertip, a knuckle, a sleeve's edge
         ok = (far <= FOREIGN) | (visible >= 0.8)
         if surround is not None:  # an outline amid its own colour: a fingertip among its fingers
-            ok &= _continued(surround[0], centre, fits.radius_pred[idx], colour, surround[1],
-                             self._same_colour(colour)) < cfg.max_continued
+            ok &= ~self._unlike_cloth(colour, q) | (_continued(surround[0], centre, fits.radius_pred[idx], colour, surround[1],
+                                                             self._same_colour(colour)) < cfg.max_continued)
         idx, centre, radius, visible, f, prob, label = (a[ok] for a in (idx, centre, radius, visible, f, prob, label))
         # the size a resting ball of this class shows here: the edge found depends a little on the
         # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
@@ -647,8 +647,8 @@ class Detector:
         keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | (label != ""))
                 & _stands_out(image, centre, radius, core, smear, self.cfg.min_edge_contrast))
         if known_px is not None:  # a blob amid its own colour, beside a streak's path too: between or on fingers
-            keep &= _continued(image, centre, radius, core, np.concatenate([known_px, centre]), self._same_colour(core),
-                               axis) < self.cfg.max_continued
+            keep &= ~self._unlike_cloth(core, q) | (_continued(image, centre, radius, core, np.concatenate([known_px, centre]),
+                                                              self._same_colour(core), axis) < self.cfg.max_continued)
         if not keep.any():
             return empty
         k = int(keep.sum())
@@ -657,6 +657,16 @@ class Detector:
                                score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
         parts.use(comp[keep])
         return balls, f[keep], smear[keep] <= 1.0
+
+    def _unlike_cloth(self, colour: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Whether colours (n, 3) seen at shrunk-picture pixels ``q`` (n, 2) are unlike the cloth
+        there and all its shadows (its colour from full down to ``shadow_darkest`` brightness) by
+        twice :meth:`_same_colour`: only such a colour can be looked for round a ball (a black ball on
+        dark cloth is as dark as its own shadow; a green ball on green cloth is the cloth's colour)."""
+        cloth = (self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain).astype(np.float64)
+        c = np.asarray(colour, dtype=np.float64)
+        k = np.clip((c * cloth).sum(axis=1) / np.maximum((cloth * cloth).sum(axis=1), 1.0), self.cfg.shadow_darkest, 1.0)
+        return np.linalg.norm(c - k[:, None] * cloth, axis=1) > 2.0 * self._same_colour(c)
 
     def _same_colour(self, colour: np.ndarray) -> np.ndarray:
         """How near (grey levels, (n,)) a colour must be to the colours (n, 3) to be theirs: the edge
@@ -807,9 +817,8 @@ def _continued(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: 
     round each (1.6 and 2.1 radii out) in the core's own colour (within ``tolerance`` (n,) grey levels),
     leaving out what lies on another ball (centres ``others`` (m, 2) px, within 1.1 radii: a
     touching ball of the same colour), and, for a streak (``axis`` (n, 2): the unit vector along
-    it, zero for a round blob), what lies on its path (within 1.1 radii of its axis). A ball is
-    surrounded by cloth, its shadow, other balls or things of other colours; a fingertip by its own
-    finger and the next ones."""
+    it, zero for a round blob), what lies on its path (within 1.1 radii of its axis). A ball is surrounded by cloth, its shadow, other balls or things of other
+    colours; a fingertip by its own finger and the next ones."""
     if len(centre) == 0:
         return np.zeros(0)
     pts = centre[:, None, :] + radius[:, None, None] * _SURROUND[None]
