@@ -817,8 +817,9 @@ def _continued(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: 
     round each (1.6 and 2.1 radii out) in the core's own colour (within ``tolerance`` (n,) grey levels),
     leaving out what lies on another ball (centres ``others`` (m, 2) px, within 1.1 radii: a
     touching ball of the same colour), and, for a streak (``axis`` (n, 2): the unit vector along
-    it, zero for a round blob), what lies on its path (within 1.1 radii of its axis). A ball is surrounded by cloth, its shadow, other balls or things of other
-    colours; a fingertip by its own finger and the next ones."""
+    it, zero for a round blob), what lies on its path (within 1.1 radii of its axis). A ball is
+    surrounded by cloth, its shadow, other balls or things of other colours; a fingertip by its own
+    finger and the next ones."""
     if len(centre) == 0:
         return np.zeros(0)
     pts = centre[:, None, :] + radius[:, None, None] * _SURROUND[None]
