@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.fit import find_edges, fit_circles, masked_median, ray_directions, sample_rays
 
-__all__ = ["BallFits", "fit_balls", "sample_core", "CORE_RINGS"]
+__all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "CORE_RINGS"]
 
 CORE_RINGS = ((0.0, 1), (0.3, 6), (0.6, 12))  # (radius as a share of the ball's, samples): the core's colour
 _CORE_UNIT = np.concatenate([share * np.stack([np.cos(a), np.sin(a)], -1)
@@ -105,9 +105,16 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     return c, (wf > 0.2).mean(axis=1)
 
 
+def fine_band(radius: np.ndarray, scale: int) -> np.ndarray:
+    """Half the width (px) of the band round the expected edge that the fine pass reads."""
+    return 0.22 * np.asarray(radius, dtype=np.float64) + 0.6 * scale + 1.0
+
+
 def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray,
-              n_rays: int, min_contrast: float, packed: bool = False) -> BallFits:
-    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``.
+              n_rays: int, min_contrast: float, packed: bool = False, chroma_shift: np.ndarray | None = None) -> BallFits:
+    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``;
+    the fine pass reads the picture's colour ``chroma_shift`` px off its brightness (see
+    :func:`vision.fit.sample_rays`).
 
     ``packed``: the candidates sit in a cluster of touching balls (a rack), found by their circles'
     edges: the coarse pass is skipped (there is no cloth round them to find an edge against) and an
@@ -118,9 +125,9 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
         return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
     c1 = np.asarray(centres, dtype=np.float64) if packed else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)[0]
     # ---- pass 2 on the full picture --------------------------------------------------------
-    w = 0.22 * radius + 0.6 * scale + 1.0
+    w = fine_band(radius, scale)
     m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
-    rs = sample_rays(image, c1, radius - w, radius + w, n_rays, m)
+    rs = sample_rays(image, c1, radius - w, radius + w, n_rays, m, chroma_shift)
     pts, _, contrast = find_edges(rs, radius)
     beyond = c1[:, None, :] + rs.unit[None, :, :] * (radius + w + 0.5 * scale)[:, None, None]
     cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0

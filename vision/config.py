@@ -50,6 +50,11 @@ class DetectorConfig:
     min_edge_contrast: float = 12.0
     """Grey levels (Euclidean, BGR) that a colour step must have to count as a ball's edge. Raise for
     noisy cameras."""
+    max_continued: float = 0.2
+    """Share of two rings round an outline (1.6 and 2.1 radii out, other balls left out) that may be
+    in the outline's own colour: a ball stands among cloth, shadows and things of other colours; a
+    fingertip among its finger and the next ones (measured on rendered clips: at most 0.125 round
+    balls, 0.29-0.9 round fingertips taken for balls). Lower rejects a ball beside a thing of its own colour."""
     min_visible: float = 0.40
     """Share of a ball's outline that must be found (consistent edges with cloth beyond) to report it
     as seen. Below, the ball is too hidden to place: it is reported occluded if it was known there."""
@@ -60,6 +65,10 @@ class DetectorConfig:
     max_edge_rms: float = 0.06
     """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
     a clean circle, two fingertips side by side are not."""
+    chroma_balls: int = 40
+    """Balls seen whole whose colour and brightness edges are compared before the video's chroma
+    shift (a 4:2:0 codec's colour planes placed off its brightness, up to half a pixel) is taken as
+    measured and corrected; until then none is assumed. More: a steadier measure, later."""
     rest_gate: float = 0.08
     """A ball's new outline fit within this many radii of where it stood unchanged is that ball still at
     rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; larger lets a ball

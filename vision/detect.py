@@ -35,10 +35,10 @@ import numpy as np
 from calibration.camera import Calibration
 from calibration.table import TableProfile
 from vision.background import ClothBackground
-from vision.balls import BallFits, fit_balls, sample_core
+from vision.balls import BallFits, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
-from vision.fit import ray_directions
+from vision.fit import chroma_offsets, ray_directions, sample_rays
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
@@ -67,6 +67,10 @@ class Detector:
         self._class_scale = np.ones(len(self.classes))  # the same, per colour class
         self._class_seen = np.zeros(len(self.classes))  # frames each class's scale was learnt from
         self._scale_seen = 0  # frames the overall scale was learnt from
+        self.chroma_shift = np.zeros(2)  # where the video's colour lies off its brightness, px (measured on the balls)
+        self._chroma_sums = (np.zeros((2, 2)), np.zeros(2))  # its least squares, until enough balls are measured
+        self._chroma_seen = 0  # balls it was measured on
+        self._chroma_looks = 0  # balls looked at for it (it is given up after ten times as many as it needs)
         self._cal = calibration
         self._view: TableView | None = None
         self._bg: ClothBackground | None = None
@@ -251,16 +255,19 @@ class Detector:
         cand = self._candidates(fg[win.slices], region[win.slices], win)
         cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
         fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
-                         self.cfg.n_rays, self.cfg.min_edge_contrast)
+                         self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift)
         keep = self._accept(fits)
         strength = fits.visible + fits.contrast / 1000.0
         kept = np.nonzero(keep)[0]
         kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
+        if self._chroma_seen < self.cfg.chroma_balls and self._chroma_looks < 10 * self.cfg.chroma_balls:
+            self._measure_chroma(image, fits, kept)
         carried = old[stays].at(frame, t_s)
         if len(carried) and len(kept):  # a refitted ball that is one standing already is that one
             d = np.linalg.norm(fits.centre[kept][:, None] - carried.xy_px[None], axis=2)
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
-        new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s)
+        new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s,
+                                                      surround=(image, np.concatenate([fits.centre[kept], carried.xy_px])))
         ends = _streak_ends(new)  # the two ends of a fast ball's streak, each fitted as a ball: the blob step takes it
         if ends.any():
             new, new_f, new_clear = new[~ends], new_f[~ends], new_clear[~ends]
@@ -270,7 +277,8 @@ class Detector:
         parts = _Parts(left, win)
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]))
-        blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s)
+        blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s,
+                                                np.concatenate([carried.xy_px, new.xy_px, packed.xy_px]))
         occ_mask = self._occluder_mask(parts, self._discs(BallDetections.concat([carried, new]), 2.2, win))
         new = BallDetections.concat([new, packed, blobs])
         new_f = np.concatenate([new_f, packed_f, blob_f])
@@ -304,6 +312,37 @@ class Detector:
         self._ref_low[win.slices][r] = low[win.slices][r]
         self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
+
+    def _measure_chroma(self, image: np.ndarray, fits: BallFits, idx: np.ndarray) -> None:
+        """Learn :attr:`chroma_shift` from the balls ``idx`` of ``fits`` seen whole: a 4:2:0 video codes
+        its colour at half the resolution, and an encoder and a decoder that place those samples
+        differently shift every colour edge against the brightness edges by up to half a pixel, the
+        same way all over the picture (a coloured ball's outline, found on its colour as much as its
+        brightness, is then placed that much off). Along each ray the colour edge's distance from the
+        centre less the brightness edge's, less its mean round the ball (a colour edge may lie a
+        little inside or outside all round), is the shift's component along the ray; the shift is
+        their least-squares solution once ``chroma_balls`` balls with enough such rays are measured
+        (none on a table whose balls show no colour against the cloth: no shift then)."""
+        whole = idx[(fits.visible[idx] >= 0.9) & (fits.gap[idx] <= 0.1)]
+        if len(whole) == 0:
+            return
+        self._chroma_looks += len(whole)
+        c, r = fits.centre[whole], fits.radius_pred[whole]
+        w = fine_band(r, self._scale)
+        m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1
+        rs = sample_rays(image, c, r - w, r + w, self.cfg.n_rays, m)
+        diff, ok = chroma_offsets(rs, r, self.cfg.min_edge_contrast)
+        a, b = self._chroma_sums
+        for d, o in zip(diff, ok):
+            if o.sum() < 0.5 * len(o):
+                continue
+            u = rs.unit[o]
+            a += u.T @ u
+            b += u.T @ (d[o] - d[o].mean())
+            self._chroma_seen += 1
+        if self._chroma_seen >= self.cfg.chroma_balls:
+            self.chroma_shift = np.clip(np.linalg.solve(a, b), -1.0, 1.0)
+            log.debug("detector: the video's colour lies (%+.2f, %+.2f) px off its brightness", *self.chroma_shift)
 
     def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
         """The colour classes learn from the balls just found: on the opening layout (most of the set
@@ -424,19 +463,24 @@ class Detector:
                    & (ratio <= 1.0 + cfg.radius_tolerance) & (fits.rms <= 2.5 * cfg.max_edge_rms * fits.radius_pred + 0.4))
         return base & (sharp | blurred)
 
-    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float, packed: bool = False
-                         ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+    def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float, packed: bool = False,
+                         surround: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[BallDetections, np.ndarray, np.ndarray]:
         """Detections from the accepted fits ``idx``, with each one's colour features (n, 3) and
         whether it was seen clearly (whole outline, on the cloth) for the colour classes to learn.
         ``packed`` balls (in a cluster: their outlines meet their neighbours') are never airborne and
-        teach nothing about a ball's size."""
+        teach nothing about a ball's size. ``surround``: the picture and the centres (m, 2) px of
+        the balls round them, to tell a fingertip by what surrounds it."""
         view, cfg = self._view, self.cfg
         centre, radius, visible = fits.centre[idx], fits.radius[idx], fits.visible[idx]
         q = self._low_px(centre)
-        f = self.colours.features(summarise_colours(fits.core[idx]), self._bg.light((q[:, 1], q[:, 0])))
+        colour = summarise_colours(fits.core[idx])
+        f = self.colours.features(colour, self._bg.light((q[:, 1], q[:, 0])))
         prob, label, far = self.colours.classify(f)
         # part of an outline, in a colour that is no class's: a fingertip, a knuckle, a sleeve's edge
         ok = (far <= FOREIGN) | (visible >= 0.8)
+        if surround is not None:  # an outline amid its own colour: a fingertip among its fingers
+            ok &= ~self._unlike_cloth(colour, q) | (_continued(surround[0], centre, fits.radius_pred[idx], colour, surround[1],
+                                                             self._same_colour(colour)) < cfg.max_continued)
         idx, centre, radius, visible, f, prob, label = (a[ok] for a in (idx, centre, radius, visible, f, prob, label))
         # the size a resting ball of this class shows here: the edge found depends a little on the
         # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
@@ -541,15 +585,15 @@ class Detector:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         c = np.array(cand, dtype=np.float64)
         fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
-                         self.cfg.min_edge_contrast, packed=True)
+                         self.cfg.min_edge_contrast, packed=True, chroma_shift=self.chroma_shift)
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
         parts.use(np.asarray(comp_of)[kept])
         return self._ball_detections(fits, kept, frame, t_s, packed=True)
 
-    def _blobs(self, image: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int, t_s: float
-               ) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+    def _blobs(self, image: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int, t_s: float,
+               known_px: np.ndarray | None = None) -> tuple[BallDetections, np.ndarray, np.ndarray]:
         """Balls whose outline could not be fitted, found among the blobs of foreground left once the
         fitted balls are taken out (``parts``); returns them, their colour features and which are
         round (not streaks), and marks their blobs used.
@@ -576,7 +620,8 @@ class Detector:
             smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
             m = cv2.moments(parts.mask(i), binaryImage=True)
             c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
-            minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
+            spread, axes = np.linalg.eigh(c)
+            minor, major = np.sqrt(np.maximum(spread, 0.0))
             # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
             # a soft ball's blob is a smaller disc; a streak must be longer than it is wide
             streak = smear >= 0.3 * r
@@ -586,12 +631,12 @@ class Detector:
                 continue
             if parts.touches(i, self._roi_edge) or parts.beside_large(i, int(math.ceil(r)), 2.0 * math.pi * r * r):
                 continue  # it comes in from beyond the table, or it is a piece of an arm or a hand cut off by a cue
-            found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0)))
+            found.append((i, (cx + 0.5) * s - 0.5, (cy + 0.5) * s - 0.5, r * s, max(smear / r, 1.0), *(axes[:, 1] * streak)))
         empty = BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         if not found:
             return empty
         a = np.array(found)
-        comp, centre, radius, smear = a[:, 0].astype(int), a[:, 1:3], a[:, 3], a[:, 4]
+        comp, centre, radius, smear, axis = a[:, 0].astype(int), a[:, 1:3], a[:, 3], a[:, 4], a[:, 5:7]
         xy_mm = self._view.balls_to_table(centre)
         q = self._low_px(centre)
         cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
@@ -604,6 +649,9 @@ class Detector:
         # must stand out from the cloth round it now (a ghost in the background model is cloth)
         keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | (label != ""))
                 & _stands_out(image, centre, radius, core, smear, self.cfg.min_edge_contrast))
+        if known_px is not None:  # a blob amid its own colour, beside a streak's path too: between or on fingers
+            keep &= ~self._unlike_cloth(core, q) | (_continued(image, centre, radius, core, np.concatenate([known_px, centre]),
+                                                              self._same_colour(core), axis) < self.cfg.max_continued)
         if not keep.any():
             return empty
         k = int(keep.sum())
@@ -612,6 +660,21 @@ class Detector:
                                score=np.full(k, 0.5, np.float32), state=np.full(k, BallState.VISIBLE, np.uint8))
         parts.use(comp[keep])
         return balls, f[keep], smear[keep] <= 1.0
+
+    def _unlike_cloth(self, colour: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Whether colours (n, 3) seen at shrunk-picture pixels ``q`` (n, 2) are unlike the cloth
+        there and all its shadows (its colour from full down to ``shadow_darkest`` brightness) by
+        twice :meth:`_same_colour`: only such a colour can be looked for round a ball (a black ball on
+        dark cloth is as dark as its own shadow; a green ball on green cloth is the cloth's colour)."""
+        cloth = (self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain).astype(np.float64)
+        c = np.asarray(colour, dtype=np.float64)
+        k = np.clip((c * cloth).sum(axis=1) / np.maximum((cloth * cloth).sum(axis=1), 1.0), self.cfg.shadow_darkest, 1.0)
+        return np.linalg.norm(c - k[:, None] * cloth, axis=1) > 2.0 * self._same_colour(c)
+
+    def _same_colour(self, colour: np.ndarray) -> np.ndarray:
+        """How near (grey levels, (n,)) a colour must be to the colours (n, 3) to be theirs: the edge
+        contrast a ball needs, and a tenth of the colour's brightness (shading, texture)."""
+        return 1.5 * self.cfg.min_edge_contrast + 0.1 * np.linalg.norm(colour, axis=1)
 
     def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, win: "_Window", frame: int,
                 t_s: float) -> BallDetections:
@@ -746,6 +809,34 @@ def _stands_out(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core:
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     cloth = np.median(ring, axis=1)
     return np.linalg.norm(core - cloth, axis=1) * np.maximum(smear, 1.0) >= min_contrast
+
+
+_SURROUND = np.concatenate([share * ray_directions(24) for share in (1.6, 2.1)])  # two rings, in radii
+
+
+def _continued(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: np.ndarray, others: np.ndarray,
+               tolerance: np.ndarray, axis: np.ndarray | None = None) -> np.ndarray:
+    """For outlines (centres (n, 2) px, radii (n,) px, core colours (n, 3)): the share of two rings
+    round each (1.6 and 2.1 radii out) in the core's own colour (within ``tolerance`` (n,) grey levels),
+    leaving out what lies on another ball (centres ``others`` (m, 2) px, within 1.1 radii: a
+    touching ball of the same colour), and, for a streak (``axis`` (n, 2): the unit vector along
+    it, zero for a round blob), what lies on its path (within 1.1 radii of its axis). A ball is
+    surrounded by cloth, its shadow, other balls or things of other colours; a fingertip by its own
+    finger and the next ones."""
+    if len(centre) == 0:
+        return np.zeros(0)
+    pts = centre[:, None, :] + radius[:, None, None] * _SURROUND[None]
+    ring = cv2.remap(image, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    same = np.linalg.norm(ring - core[:, None, :], axis=2) <= np.asarray(tolerance)[:, None]
+    if len(others):
+        d = np.linalg.norm(pts[:, :, None, :] - others[None, None, :, :], axis=3)  # (n, S, m)
+        same &= ~(d <= 1.1 * radius[:, None, None]).any(axis=2)
+    if axis is not None:
+        rel = pts - centre[:, None, :]
+        across = np.abs(rel[..., 0] * axis[:, None, 1] - rel[..., 1] * axis[:, None, 0])
+        same &= ~((across <= 1.1 * radius[:, None]) & (np.abs(axis).sum(axis=1) > 0)[:, None])
+    return same.mean(axis=1)
 
 
 def _streak_ends(balls: BallDetections) -> np.ndarray:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["RaySamples", "sample_rays", "find_edges", "fit_circles", "masked_median", "ray_directions"]
+__all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "masked_median", "ray_directions"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -42,9 +42,15 @@ def ray_directions(n_rays: int) -> np.ndarray:
 
 
 def sample_rays(image: np.ndarray, centres: np.ndarray, r_in: np.ndarray, r_out: np.ndarray,
-                n_rays: int, n_samples: int) -> RaySamples:
+                n_rays: int, n_samples: int, chroma_shift: np.ndarray | None = None) -> RaySamples:
     """Read ``image`` (H, W, 3) along ``n_rays`` rays from each centre (N, 2), at ``n_samples``
-    evenly spaced distances from ``r_in`` (N,) to ``r_out`` (N,) px (bilinear, border replicated)."""
+    evenly spaced distances from ``r_in`` (N,) to ``r_out`` (N,) px (bilinear, border replicated).
+
+    ``chroma_shift`` (2,) px: where the picture's colour (as against its brightness) of a point
+    really is, relative to the point: a 4:2:0 video's colour planes have half the resolution, and an
+    encoder and a decoder that site them differently shift every colour edge by up to half a pixel
+    against the brightness edges (:func:`chroma_offsets` measures it). The brightness is read at the
+    point and the colour at the point plus the shift."""
     n = len(centres)
     unit = ray_directions(n_rays)
     frac = np.linspace(0.0, 1.0, n_samples)
@@ -52,9 +58,32 @@ def sample_rays(image: np.ndarray, centres: np.ndarray, r_in: np.ndarray, r_out:
     pts = centres[:, None, None, :] + unit[None, :, None, :] * t[:, None, :, None]  # (N, K, M, 2)
     mx = pts[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
     my = pts[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
-    vals = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    vals = vals.reshape(n, n_rays, n_samples, -1).astype(np.float32)
+    vals = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if chroma_shift is not None and np.any(chroma_shift):
+        moved = cv2.remap(image, mx + np.float32(chroma_shift[0]), my + np.float32(chroma_shift[1]), cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        # a colour's brightness adds equally to B, G and R (the YCbCr transform): the colour read at the
+        # shifted point, with its brightness replaced by the point's own
+        vals = moved + (vals @ _LUMA - moved @ _LUMA)[..., None]
+    vals = vals.reshape(n, n_rays, n_samples, -1)
     return RaySamples(np.asarray(centres, dtype=np.float64), unit, t, vals)
+
+
+_LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR -> brightness (ITU-R BT.601, as 4:2:0 video is coded)
+
+
+def chroma_offsets(rs: RaySamples, expected: np.ndarray, min_contrast: float) -> tuple[np.ndarray, np.ndarray]:
+    """How far the colour edges of balls lie from their brightness edges along each ray: the edges
+    of ``rs`` (read with no chroma shift) found on the brightness alone and on the colour alone.
+    Returns ``diff`` (n, K) px, the colour edge's distance from the centre less the brightness
+    edge's, and ``ok`` (n, K), where both steps are at least ``min_contrast`` grey levels and the two
+    edges are within two pixels of each other (the same edge)."""
+    luma = rs.values @ _LUMA
+    grey = np.repeat(luma[..., None], 3, axis=-1)
+    _, d_luma, c_luma = find_edges(RaySamples(rs.centres, rs.unit, rs.t_px, grey), expected)
+    _, d_col, c_col = find_edges(RaySamples(rs.centres, rs.unit, rs.t_px, rs.values - grey), expected)
+    diff = d_col - d_luma
+    return diff, (c_luma >= min_contrast) & (c_col >= min_contrast) & (np.abs(diff) <= 2.0)
 
 
 def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

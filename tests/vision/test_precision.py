@@ -1,12 +1,13 @@
-"""Two checks of the detector's precision, on small made-up inputs: a blob with no outline is a ball
+"""Checks of the detector's precision, on small made-up inputs: a blob with no outline is a ball
 only if it stands out from the cloth round it; a ball at rest is placed by the mean of its fits, and
-only while it stood unchanged."""
+only while it stood unchanged; an outline amid its own colour (a fingertip) is none."""
 
+import cv2
 import numpy as np
 
 from vision import BallState
 from vision.config import DetectorConfig
-from vision.detect import _settle, _stands_out
+from vision.detect import _continued, _settle, _stands_out
 from vision.types import BallDetections
 
 CLOTH_BGR = (40, 110, 30)
@@ -66,3 +67,22 @@ def test_the_mean_is_capped_so_a_nudged_ball_is_followed():
     old = _balls([[100.0, 100.0]])
     settled, rest = _settle(_balls([[100.8, 100.0]]), 1, old, np.array([[50.0, 1.0]]), cfg)
     assert np.isclose(settled.xy_px[0, 0], 100.0 + 0.8 / cfg.rest_fits) and rest[0, 0] == cfg.rest_fits
+
+
+def test_a_fingertip_is_continued_by_its_finger_a_ball_is_not():
+    skin, white = (120, 150, 200), (225, 225, 225)
+    image = np.zeros((120, 300, 3), np.uint8)
+    image[:] = CLOTH_BGR
+    cv2.circle(image, (50, 60), 10, white, -1)  # a ball alone
+    cv2.circle(image, (150, 40), 10, skin, -1)  # a fingertip, its finger below it, the next finger beside
+    cv2.rectangle(image, (140, 40), (160, 119), skin, -1)
+    cv2.rectangle(image, (164, 35), (184, 119), skin, -1)
+    cv2.circle(image, (240, 60), 10, white, -1)  # two touching balls of one colour
+    cv2.circle(image, (260, 60), 10, white, -1)
+    centre = np.array([[50.0, 60.0], [150.0, 40.0], [240.0, 60.0]])
+    core = np.array([white, skin, white], np.float32)
+    share = _continued(image, centre, np.full(3, 10.0), core, np.array([[240.0, 60.0], [260.0, 60.0]]), np.full(3, 30.0))
+    assert share[0] == 0.0 and share[2] == 0.0
+    assert share[1] > 0.3
+    streak = _continued(image, centre[1:2], np.array([10.0]), core[1:2], np.zeros((0, 2)), np.array([30.0]), np.array([[0.0, 1.0]]))
+    assert streak[0] < share[1]  # along a streak's own path its colour is no evidence
