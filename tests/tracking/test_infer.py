@@ -583,6 +583,45 @@ def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     assert o.ball == "cue" and abs(o.t_s - t_edge) < 2 / 30
 
 
+def test_a_ball_flying_high_over_a_pocket_is_off_the_table_not_potted():
+    # a jump shot straight over the bottom middle pocket: last seen in the air above its drop circle,
+    # its flight comes down 270 mm beyond the pocket, so it fell in none
+    W, fps = FICHA.width_mm, 30.0
+    bm = FICHA.pocket("BM")
+    t0, speed, flight = 1.5, 1700.0, 0.30
+    vz = G * flight / 2
+    p0 = np.array([bm.xy_mm[0], 600.0])
+    t_gone = t0 + (bm.xy_mm[1] - 10.0 - p0[1]) / speed  # over the drop circle
+    legs = [Leg(t, (p0[0], p0[1] + speed * (t - t0)), (0.0, speed), height=vz * (t - t0) - G / 2 * (t - t0) ** 2)
+            for t in t0 + np.arange(1, int((t_gone - t0) * fps) + 1) / fps]
+    scene = Scene().add("cue", "white", Leg(0.0, tuple(p0)), Leg(t0, tuple(p0), (0.0, speed)), *legs, Leg(t_gone, (0.0, 0.0), gone=True))
+    still(scene, "r1", (300.0, 200.0))
+    cue_stick(tuple(p0), 90.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    assert of(evs, Jump)
+    assert not of(evs, Pot)
+    (o,) = of(evs, OffTable)
+    t_line = t0 + (W - R - p0[1]) / speed
+    assert o.ball == "cue" and abs(o.t_s - t_line) < 2 / fps
+
+
+def test_a_ball_lost_at_rest_and_found_again_as_a_shot_starts_did_not_leave_the_table():
+    # r1, resting by the top cushion, unseen from 0.8 s to 1.4 s (longer than the tracker coasts it),
+    # found again where it was just before the strike, then hit by the cue ball: it never left the table
+    y = R + 3.0
+    t_hit = 1.5 + (600.0 - 2 * R - 300.0) / 900.0
+    scene = Scene()
+    scene.add("r1", "red", Leg(0.0, (600.0, y)), Leg(0.8, (600.0, y), gone=True), Leg(1.4, (600.0, y)),
+              Leg(t_hit, (600.0, y), (700.0, 0.0), 500.0))
+    scene.add("cue", "white", Leg(0.0, (300.0, y)), Leg(1.5, (300.0, y), (900.0, 0.0)), Leg(t_hit, (600.0 - 2 * R, y)))
+    for k, ball in enumerate(("r2", "r3", "r4")):  # (every red seen: the one found again is named r1)
+        still(scene, ball, (300.0 + 200.0 * k, 500.0))
+    cue_stick((300.0, y), 0.0, 1.5, scene)
+    evs = events(scene, t_end=5.0)
+    assert of(evs, ShotStart)[0].ball == "cue" and of(evs, BallBall)
+    assert not of(evs, OffTable) and not [e for e in evs if e.kind == "returned"]
+
+
 # ---- the end of a shot and the watermark (how soon the call can come live) -----------------------------
 
 
