@@ -566,6 +566,26 @@ def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_see
     assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
 
 
+def test_a_ball_frozen_to_a_cushion_pushed_into_it_bounces_at_the_contact():
+    # r1 rests against the left cushion; the cue ball, rolling left at 0.6 m/s, hits it half ball: r1
+    # is pressed into the cushion and comes back out by 3 mm, less than its noise lets a frame show
+    t0, v = 1.5, 600.0
+    y = 405.0
+    n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
+    at_contact = np.array([R, y]) - 2 * R * n
+    x_cue = at_contact[0] + 400.0
+    t_c = t0 + 400.0 / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
+              Leg(t_c, tuple(at_contact), (0.0, -v / 2), 150.0))  # (rolling on along the cushion)
+    scene.add("r1", "red", Leg(0.0, (R, y)), Leg(t_c, (R, y), (25.0, 18.75), 160.0))
+    cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
+    evs = events(scene, t_end=5.0)
+    (hit,) = of(evs, BallBall)
+    (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert c.cushion == "L" and abs(c.t_s - hit.t_s) < 1e-3 and abs(c.t_s - t_c) < 2 / 30
+
+
 def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     # a jump shot across the top middle pocket's mouth, 60 mm up: seen in the air beyond the table's
     # edge, beside the drop circle, it fell in no pocket
