@@ -1,9 +1,9 @@
 """Bar-billiards pins: down, or moved but standing (bar billiards 2h).
 
-Vision reads each pin every frame (standing on its spot, moved, down). A pin's state when the shot
-began is its reading over the frames just before the strike (a pin knocked over in the last shot is
-set up again on its spot between shots, often inside the frames kept from before the strike). A pin
-is down when it stood at the strike and reads down for most of the last ``pin_settle_s`` of the
+Vision reads each pin every frame (standing on its spot, moved, down). A pin stood when the shot
+began when it reads standing three frames running from ``pin_settle_s`` before the strike on (a pin
+knocked over in the last shot is set up again on its spot between shots, as late as the strike;
+one read down all along fell before). A pin is down when it stood at the strike and reads down for most of the last ``pin_settle_s`` of the
 shot (a wobbling pin misread for a frame does not count); it moved when it stands at the end more
 than ``pin_moved_mm`` from where it stood at the strike, or when a ball touched it: a ball bounced
 off it (a kink in its path against the pin), or its path came within touching distance of the pin
