@@ -214,9 +214,10 @@ def test_pins_down_and_moved():
             st[3], xy[3] = PinState.MOVED, xy[3] + (0.0, 6.0)
         return PinDetections(("black", "red", "white1", "white2"), xy, st, np.full(4, 0.9, dtype=np.float32))
 
+    # (the white rolls past white2, 16 mm clear of touching it: a ball came near the pin that moved)
     scene = Scene().add("rA", "red", Leg(0.0, (800.0, 450.0)))
-    scene.add("wA", "white", Leg(0.0, (450.0, 450.0)), Leg(1.5, (450.0, 450.0), (900.0, 0.0), 400.0))
-    cue_stick((450.0, 450.0), 0.0, 1.5, scene)
+    scene.add("wA", "white", Leg(0.0, (450.0, 700.0)), Leg(1.5, (450.0, 700.0), (900.0, 0.0), 400.0))
+    cue_stick((450.0, 700.0), 0.0, 1.5, scene)
     tracker, inferer = BallTracker(BAR), EventInferer(BAR)
     evs = []
     for d in detections(scene, BAR, 30.0, 5.0):
@@ -227,6 +228,65 @@ def test_pins_down_and_moved():
     (m,) = of(evs, PinMoved)
     assert m.pin == "white2" and m.xy_mm == pytest.approx((1345.0, 656.0), abs=2.0)
     assert set(of(evs, AtRest)[0].pins) == {"black", "red", "white2"}
+
+
+def _bar_events(scene, pins_at, t_end):
+    tracker, inferer = BallTracker(BAR), EventInferer(BAR)
+    evs = []
+    for d in detections(scene, BAR, 30.0, t_end):
+        d = type(d)(d.frame, d.t_s, d.balls, pins_at(d.t_s), d.occluders, d.valid, d.repeated)
+        evs += inferer.step(tracker.update(d))
+    return evs + inferer.finish()
+
+
+def test_a_pin_set_up_at_the_strike_and_one_falling_as_the_balls_stop_are_down():
+    # black: down from the last shot, set up on its spot at the strike, knocked over at 2.5 s; white1:
+    # down all along; white2: read down from 3.3 s, as the last ball stops (the shot waits for it)
+    spots = {p.id: p.xy_mm for p in BAR.pins}
+    ids = ("black", "red", "white1", "white2")
+
+    def pins_at(t):
+        xy = np.array([spots[p] for p in ids], dtype=float)
+        st = np.zeros(4, dtype=np.uint8)
+        for j, down in ((0, t < 1.5 or t >= 2.5), (2, True), (3, t >= 3.3)):
+            if down:
+                st[j], xy[j] = PinState.DOWN, np.nan
+        return PinDetections(ids, xy, st, np.full(4, 0.9, dtype=np.float32))
+
+    scene = Scene().add("rA", "red", Leg(0.0, (800.0, 700.0)))
+    scene.add("wA", "white", Leg(0.0, (450.0, 800.0)), Leg(1.5, (450.0, 800.0), (700.0, 0.0), 400.0))
+    cue_stick((450.0, 800.0), 0.0, 1.5, scene)
+    evs = _bar_events(scene, pins_at, 5.5)
+    assert sorted(e.pin for e in of(evs, PinDown)) == ["black", "white2"]
+    assert not of(evs, PinMoved)
+
+
+@pytest.mark.parametrize("clear_mm, moved", [(0.0, True), (6.0, False)])
+def test_a_ball_grazing_a_pin_moved_it(clear_mm, moved):
+    # the white rolls past the black pin touching it (no deflection a frame could show, the pin read on
+    # its spot throughout), or 6 mm clear of it
+    spots = {p.id: p.xy_mm for p in BAR.pins}
+    ids = ("black", "red", "white1", "white2")
+
+    def pins_at(t):
+        return PinDetections(ids, np.array([spots[p] for p in ids], dtype=float), np.zeros(4, dtype=np.uint8),
+                             np.full(4, 0.9, dtype=np.float32))
+
+    black = BAR.pins[[p.id for p in BAR.pins].index("black")]
+    y = black.xy_mm[1] + BAR.ball_radius_mm + black.radius_mm + clear_mm
+    v, decel, t0 = 700.0, 400.0, 1.5
+    scene = Scene().add("rA", "red", Leg(0.0, (800.0, 800.0)))
+    scene.add("wA", "white", Leg(0.0, (450.0, y)), Leg(t0, (450.0, y), (v, 0.0), decel))
+    cue_stick((450.0, y), 0.0, t0, scene)
+    evs = _bar_events(scene, pins_at, 5.0)
+    assert not of(evs, PinDown)
+    if moved:
+        (m,) = of(evs, PinMoved)
+        dist = black.xy_mm[0] - 450.0
+        t_pass = t0 + (v - math.sqrt(v * v - 2 * decel * dist)) / decel
+        assert m.pin == "black" and abs(m.t_s - t_pass) < 0.15 and m.confidence < 0.9
+    else:
+        assert not of(evs, PinMoved)
 
 
 def test_a_ball_nudged_by_hand_between_shots_is_touched():
@@ -506,6 +566,26 @@ def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_see
     assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
 
 
+def test_a_ball_frozen_to_a_cushion_pushed_into_it_bounces_at_the_contact():
+    # r1 rests against the left cushion; the cue ball, rolling left at 0.6 m/s, hits it half ball: r1
+    # is pressed into the cushion and comes back out by 3 mm, less than its noise lets a frame show
+    t0, v = 1.5, 600.0
+    y = 405.0
+    n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
+    at_contact = np.array([R, y]) - 2 * R * n
+    x_cue = at_contact[0] + 400.0
+    t_c = t0 + 400.0 / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
+              Leg(t_c, tuple(at_contact), (0.0, -v / 2), 150.0))  # (rolling on along the cushion)
+    scene.add("r1", "red", Leg(0.0, (R, y)), Leg(t_c, (R, y), (25.0, 18.75), 160.0))
+    cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
+    evs = events(scene, t_end=5.0)
+    (hit,) = of(evs, BallBall)
+    (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert c.cushion == "L" and abs(c.t_s - hit.t_s) < 1e-3 and abs(c.t_s - t_c) < 2 / 30
+
+
 def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     # a jump shot across the top middle pocket's mouth, 60 mm up: seen in the air beyond the table's
     # edge, beside the drop circle, it fell in no pocket
@@ -521,6 +601,45 @@ def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     assert not of(evs, Pot)
     (o,) = of(evs, OffTable)
     assert o.ball == "cue" and abs(o.t_s - t_edge) < 2 / 30
+
+
+def test_a_ball_flying_high_over_a_pocket_is_off_the_table_not_potted():
+    # a jump shot straight over the bottom middle pocket: last seen in the air above its drop circle,
+    # its flight comes down 270 mm beyond the pocket, so it fell in none
+    W, fps = FICHA.width_mm, 30.0
+    bm = FICHA.pocket("BM")
+    t0, speed, flight = 1.5, 1700.0, 0.30
+    vz = G * flight / 2
+    p0 = np.array([bm.xy_mm[0], 600.0])
+    t_gone = t0 + (bm.xy_mm[1] - 10.0 - p0[1]) / speed  # over the drop circle
+    legs = [Leg(t, (p0[0], p0[1] + speed * (t - t0)), (0.0, speed), height=vz * (t - t0) - G / 2 * (t - t0) ** 2)
+            for t in t0 + np.arange(1, int((t_gone - t0) * fps) + 1) / fps]
+    scene = Scene().add("cue", "white", Leg(0.0, tuple(p0)), Leg(t0, tuple(p0), (0.0, speed)), *legs, Leg(t_gone, (0.0, 0.0), gone=True))
+    still(scene, "r1", (300.0, 200.0))
+    cue_stick(tuple(p0), 90.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    assert of(evs, Jump)
+    assert not of(evs, Pot)
+    (o,) = of(evs, OffTable)
+    t_line = t0 + (W - R - p0[1]) / speed
+    assert o.ball == "cue" and abs(o.t_s - t_line) < 2 / fps
+
+
+def test_a_ball_lost_at_rest_and_found_again_as_a_shot_starts_did_not_leave_the_table():
+    # r1, resting by the top cushion, unseen from 0.8 s to 1.4 s (longer than the tracker coasts it),
+    # found again where it was just before the strike, then hit by the cue ball: it never left the table
+    y = R + 3.0
+    t_hit = 1.5 + (600.0 - 2 * R - 300.0) / 900.0
+    scene = Scene()
+    scene.add("r1", "red", Leg(0.0, (600.0, y)), Leg(0.8, (600.0, y), gone=True), Leg(1.4, (600.0, y)),
+              Leg(t_hit, (600.0, y), (700.0, 0.0), 500.0))
+    scene.add("cue", "white", Leg(0.0, (300.0, y)), Leg(1.5, (300.0, y), (900.0, 0.0)), Leg(t_hit, (600.0 - 2 * R, y)))
+    for k, ball in enumerate(("r2", "r3", "r4")):  # (every red seen: the one found again is named r1)
+        still(scene, ball, (300.0 + 200.0 * k, 500.0))
+    cue_stick((300.0, y), 0.0, 1.5, scene)
+    evs = events(scene, t_end=5.0)
+    assert of(evs, ShotStart)[0].ball == "cue" and of(evs, BallBall)
+    assert not of(evs, OffTable) and not [e for e in evs if e.kind == "returned"]
 
 
 # ---- the end of a shot and the watermark (how soon the call can come live) -----------------------------

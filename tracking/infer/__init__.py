@@ -117,6 +117,7 @@ class InferConfig:
     # pins
     pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
     pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
+    pin_touch_mm: float = 1.5  # a ball's path this close to touching a pin (beyond both radii) touched it (a pass 2 mm clear looks alike)
     # the cue, hands and touches
     cue_window_s: float = 0.4  # the cue is looked for this long before a ball starts
     cue_reach_mm: float = 60.0  # ... this close to the ball's surface
@@ -635,8 +636,26 @@ class EventInferer:
                     self._edge_wait_from = t
                 if t - self._edge_wait_from < wait:
                     return None
+        if not self._pins_settled(t):
+            return None
         self._edge_wait_from = None
         return tuple(dropped)
+
+    def _pins_settled(self, t: float) -> bool:
+        """Whether every pin reads now as it mostly read over the last ``pin_settle_s`` (its last three
+        readings alike): a pin still falling (read standing through its fall, down from when it lies)
+        holds the end of the shot until it reads down for most of that time, as :mod:`tracking.infer.pin`
+        reads it; a wobbling pin misread down now and then does not hold it long."""
+        shot = self._shot
+        assert shot is not None
+        frames = [f for f in shot if f.t_s >= t - self.config.pin_settle_s and f.pins is not None and len(f.pins.ids)]
+        if len(frames) < 3:
+            return True
+        n = min(len(f.pins.state) for f in frames)
+        st = np.stack([f.pins.state[:n] for f in frames]) == PinState.DOWN  # (frames, pins)
+        last = st[-3:]
+        alike = np.all(last == last[:1], axis=0)
+        return bool(np.all(alike & (last[0] == (st.mean(axis=0) > 0.5))))
 
     def _dropped(self, i: int, t: float) -> bool:
         """Whether ball ``i``, missing in this frame, has dropped into a pocket or a bed hole: when it was

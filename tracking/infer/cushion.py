@@ -121,7 +121,9 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
     cfg = ctx.config
     f = ctx.frames
     i = m.i
-    k = np.flatnonzero(np.isfinite(f.z[:, i, 0]) & (f.t >= (m.t_start or -np.inf) - 1e-9))
+    if m.t_start is None:
+        return []  # nudged: its measurements never left the noise of its place (a frozen ball: below)
+    k = np.flatnonzero(np.isfinite(f.z[:, i, 0]) & (f.t >= m.t_start - 1e-9))
     if len(k) < 4:
         return []
     t, z = f.t[k], f.z[k, i]
@@ -264,15 +266,14 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
     for c in contacts:
         b = ctx.motions[c.b]
         a = ctx.motions[c.a]
-        if b.r0 is None or not b.pieces or b.t_start is None or b.t_start < c.t - 1.5 * dt:
-            continue  # (only a ball the contact set moving: one already on its way is elsewhere by now)
+        if b.r0 is None or not (b.nudged and not b.pieces) and (not b.pieces or b.t_start is None or b.t_start < c.t - 1.5 * dt):
+            continue  # (only a ball the contact set moving, if only a little: one already on its way is elsewhere by now)
         pa = a.at(c.t - 1e-4) if a.moved else a.r0
         if pa is None:
             continue
         n = b.r0 - pa
         n = n / max(float(np.linalg.norm(n)), 1e-9)
-        p0 = b.pieces[0]
-        v_out = p0.velocity(p0.t_first)
+        v_out = b.pieces[0].velocity(b.pieces[0].t_first) if b.pieces else None
         # how well the rest place is known: the median of its measurements
         frozen = max(cfg.frozen_cushion_mm, 3.0 * 1.2533 * b.sigma0 / np.sqrt(cfg.rest_samples))
         for line in g.main_lines:
@@ -286,7 +287,7 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
                 # a ball against the cushion pushed with any part of the blow into it bounces off it at once
                 out.append(BallCushion(t_s=c.t + 1e-4, ball=b.id, cushion=line.id, xy_mm=line.contact_point(b.r0),
                                        confidence=0.85))
-            elif n_in >= cfg.bounce_min_cos and line.inward * float(v_out[line.axis]) > cfg.min_dv_mm_s / 2:
+            elif v_out is not None and n_in >= cfg.bounce_min_cos and line.inward * float(v_out[line.axis]) > cfg.min_dv_mm_s / 2:
                 # sent into the cushion and first seen coming away from it: it bounced before any
                 # frame could see it on its way in (the time: its way in at the speed the blow gave
                 # it, the striker's speed along the line of centres, or at least its speed out)

@@ -14,7 +14,7 @@ from tracking.events import Jump
 from tracking.infer.shot import ShotContext
 from tracking.tracks import TrackState
 
-__all__ = ["infer_jumps", "G_MM_S2"]
+__all__ = ["infer_jumps", "landing_time", "G_MM_S2"]
 
 G_MM_S2 = 9810.0
 
@@ -30,6 +30,36 @@ def _spells(air: np.ndarray, max_gap: int) -> list[tuple[int, int]]:
     return out
 
 
+def _flight(tt: np.ndarray, hh: np.ndarray) -> tuple[float, float] | None:
+    """Take-off and landing times of the free flight through heights ``hh`` at times ``tt`` (two or
+    more samples), or None when no flight fits them."""
+    # h + g/2 t^2 = c1 t + c0 (t relative to the first sample for conditioning)
+    u = tt - tt[0]
+    A = np.stack([u, np.ones_like(u)], axis=1)
+    c1, c0 = np.linalg.lstsq(A, hh + 0.5 * G_MM_S2 * u ** 2, rcond=None)[0]
+    roots = np.roots([-0.5 * G_MM_S2, c1, c0])
+    roots = np.sort(roots[np.isreal(roots)].real)
+    if len(roots) != 2:
+        return None
+    return float(tt[0] + roots[0]), float(tt[0] + roots[1])
+
+
+def landing_time(ctx: ShotContext, i: int, k_last: int) -> float | None:
+    """When ball ``i``, in the air at frame ``k_last``, comes down to the cloth's height: from the free
+    flight fitted to the airborne spell ending there (None: fewer than two heights in it)."""
+    f = ctx.frames
+    air = (f.state[: k_last + 1, i] == TrackState.AIRBORNE) & (f.height[: k_last + 1, i] > ctx.config.jump_min_mm)
+    if not air[-1]:
+        return None
+    k0, k1 = _spells(air, 1)[-1]
+    ks = np.arange(k0, k1 + 1)
+    ks = ks[air[ks]]
+    if len(ks) < 2:
+        return None
+    fl = _flight(f.t[ks], f.height[ks, i])
+    return None if fl is None else fl[1]
+
+
 def infer_jumps(ctx: ShotContext) -> list[Jump]:
     cfg = ctx.config
     out: list[Jump] = []
@@ -41,17 +71,9 @@ def infer_jumps(ctx: ShotContext) -> list[Jump]:
             ks = np.arange(k0, k1 + 1)
             ks = ks[air[ks]]
             tt, hh = t[ks], h[ks]
-            # h + g/2 t^2 = c1 t + c0 (t relative to the first sample for conditioning)
-            u = tt - tt[0]
             if len(ks) >= 2:
-                A = np.stack([u, np.ones_like(u)], axis=1)
-                c1, c0 = np.linalg.lstsq(A, hh + 0.5 * G_MM_S2 * u ** 2, rcond=None)[0]
-                roots = np.roots([-0.5 * G_MM_S2, c1, c0])
-                roots = np.sort(roots[np.isreal(roots)].real)
-                if len(roots) == 2:
-                    t_up, t_down = tt[0] + roots[0], tt[0] + roots[1]
-                else:
-                    t_up, t_down = tt[0] - ctx.dt / 2, tt[-1] + ctx.dt / 2
+                fl = _flight(tt, hh)
+                t_up, t_down = fl if fl is not None else (tt[0] - ctx.dt / 2, tt[-1] + ctx.dt / 2)
             else:
                 # one sample: a symmetric flight through it at the height seen
                 vz = np.sqrt(2 * G_MM_S2 * max(hh[0], 0.0))

@@ -36,10 +36,11 @@ def infer_off_table(ctx: ShotContext, potted: set[int]) -> tuple[list[OffTable |
             continue
         if came_back:
             k_off = int(gone[0])
-            k_back = int(gone[-1]) + 1
             t_last = float(ctx.frames.t[max(k_off - 1, 0)])
             p = m.piece_at(t_last)
-            xy, v = (p.at(t_last), p.velocity(t_last)) if p is not None else (ctx.frames.xy[k_off - 1, m.i], np.zeros(2))
+            if p is None or m.t_start is None or not p.t_first - ctx.dt <= t_last <= p.t_last + ctx.dt:
+                continue  # it vanished at rest and was found there again: the tracker lost it a while
+            xy, v = p.at(t_last), p.velocity(t_last)
         else:
             t_last, xy, v = last
         # the cushion line its path crossed: the one it was beyond or heading to

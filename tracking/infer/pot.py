@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracking.events import Pot
+from tracking.infer.jump import landing_time
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
@@ -57,8 +58,9 @@ def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np
 def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
     """Whether the ball was in the air when last seen, and its way on crossed a cushion line alongside
     its cushion (not in a pocket's mouth) before it could reach a drop circle, or it was seen beyond
-    the table's edge over no drop circle: it flew off the table over the cushion (as the physics of a
-    jump over the nose has it) or over a pocket, and fell in none."""
+    the table's edge over no drop circle, or its free flight comes down beyond the table's edge clear
+    of every pocket: it flew off the table over the cushion (as the physics of a jump over the nose
+    has it) or over a pocket, and fell in none."""
     f = ctx.frames
     seen = np.flatnonzero(np.isfinite(f.z[: m.k_last + 1, m.i, 0]))[-3:]
     # (in the air in one of its last sightings: landing on the rail or beyond, it may read on the cloth)
@@ -67,6 +69,14 @@ def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v:
     g = ctx.geometry
     if not g.on_table(xy, ctx.R) and not np.any(np.linalg.norm(g.pocket_xy - xy, axis=1) <= g.pocket_r):
         return True  # seen in the air beyond the table's edge, over no drop circle: it passed over the pockets
+    t_down = landing_time(ctx, m.i, m.k_last)
+    if t_down is not None and t_down > t_last:
+        # where its flight comes down: beyond the table's edge and clear of every pocket (its hole, and
+        # the mouth and back round it that catch a ball coming down within a pocket's width of the
+        # hole), it flew over (high over a pocket's mouth, say) and fell in none
+        land = xy + v * (t_down - t_last)
+        if not g.on_table(land) and not np.any(np.linalg.norm(g.pocket_xy - land, axis=1) <= 2 * g.pocket_r):
+            return True
     horizon = ctx.config.pot_horizon_frames * ctx.dt
     p = m.pieces[-1] if m.moved and m.pieces else None
     ts = np.linspace(p.t_first if p is not None else t_last, t_last + horizon, 200)
