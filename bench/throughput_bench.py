@@ -209,6 +209,8 @@ def main() -> int:
     ap.add_argument("--cores", default="2,1", help="2: the machine's cores; 1: the process pinned to one core")
     ap.add_argument("--modes", default=",".join(MODES), help=f"what to measure ({', '.join(MODES)})")
     ap.add_argument("--keep", type=Path, help="keep the encoded clips in this folder (and reuse them)")
+    ap.add_argument("--pairs", type=int, default=0, help="also run this many alternating pairs of decode-only and referee "
+                    "--no-video and print each pair's ratio and the median (a host whose speed drifts skews one pair less)")
     ap.add_argument("--switch", action="store_true", help="also referee --no-video with Python's own 5 ms lock hand-over "
                     "interval instead of the pipeline's (PipelineConfig.switch_interval_s), alternating, three times each")
     ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # VIDEO MODE ONE_CORE REAL: a measurement in this process
@@ -271,6 +273,23 @@ def main() -> int:
                                f"thread CPU in the stage's calls during {mode}" + ("" if real or stage not in ("vision", "tracking", "inference")
                                                                                     else ", a STAND-IN"))
                         print(f"{label}, {where}: CPU {stage} {1000 * source['cpu_s'][stage] / source['frames']:.2f} ms/frame ({how})")
+                if args.pairs:
+                    ratios = []
+                    for k in range(args.pairs):
+                        pair = {}
+                        for mode in ("decode", "referee --no-video"):
+                            r = subprocess.run([sys.executable, __file__, "--one", str(video), mode, "1" if cores == "1" else "0",
+                                                "1" if real else "0"], capture_output=True, text=True, cwd=ROOT)
+                            if not r.returncode:
+                                m = json.loads(r.stdout.strip().splitlines()[-1])
+                                pair[mode] = m["frames"] / m["seconds"]
+                        if len(pair) == 2:
+                            ratios.append(pair["referee --no-video"] / pair["decode"])
+                            print(f"{label}, {where}: pair {k + 1}: decode only {pair['decode']:.1f}, referee --no-video "
+                                  f"{pair['referee --no-video']:.1f} frames/s = {ratios[-1]:.2f}x")
+                    if ratios:
+                        print(f"{label}, {where}: referee --no-video against decode only, {len(ratios)} alternating pairs: "
+                              f"median {sorted(ratios)[len(ratios) // 2]:.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f})")
                 if args.switch and "decode" in got:
                     decode_fps = got["decode"]["frames"] / got["decode"]["seconds"]
                     rates: dict[str, list[float]] = {"pipeline's": [], "Python's 5 ms": []}
