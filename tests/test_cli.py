@@ -68,10 +68,10 @@ def test_events_check_the_documented_example():
     assert r.returncode == 0 and "valid, 9 events" in r.stdout
 
 
-def test_referee_calibrates_a_sample_then_says_which_stage_is_missing(tmp_path):
+def test_referee_calibrates_a_sample_then_says_which_stage_is_missing(short_miss, tmp_path):
     from cueref.pipeline import missing_stages
 
-    r = cueref("referee", "sample_videos/ficha/miss.mp4", "--game", "ficha", "--out", str(tmp_path))
+    r = cueref("referee", str(short_miss), "--game", "ficha", "--out", str(tmp_path))
     assert "Traceback" not in r.stderr
     assert "found the ficha table automatically" in r.stdout
     assert (tmp_path / "calibration.json").exists()
@@ -162,25 +162,39 @@ def test_a_calls_file_holds_operator_inputs_only(tmp_path):
 MISS = ROOT / "sample_videos" / "ficha" / "miss.mp4"
 
 
-def test_referee_never_replaces_an_earlier_runs_results(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def short_miss(tmp_path_factory):
+    """The ficha sample's first 12 frames (the table at rest, before the shot), as ``miss.mp4``: what
+    these tests check (the run folder, the calibration) needs no shot, and a whole run of the sample
+    costs seconds each time."""
+    from cueref.video import VideoReader, VideoWriter
+
+    path = tmp_path_factory.mktemp("short") / "miss.mp4"
+    with VideoReader(MISS) as reader, VideoWriter(path, fps=30) as w:
+        for frame, _ in zip(reader, range(12)):
+            w.write(frame.image)
+    return path
+
+
+def test_referee_never_replaces_an_earlier_runs_results(short_miss, tmp_path, capsys):
     out = tmp_path / "run"
-    main(["referee", str(MISS), "--game", "ficha", "--out", str(out)])
+    main(["referee", str(short_miss), "--game", "ficha", "--out", str(out)])
     assert (out / "calibration.json").exists()
     first = (out / "calibration.json").read_bytes()
     capsys.readouterr()
-    assert main(["referee", str(MISS), "--game", "ficha", "--out", str(out)]) == 1
+    assert main(["referee", str(short_miss), "--game", "ficha", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert f"--out {out} already holds a run's results (calibration.json" in err and "--overwrite" in err
     assert (out / "calibration.json").read_bytes() == first
-    main(["referee", str(MISS), "--game", "ficha", "--out", str(out), "--overwrite"])
+    main(["referee", str(short_miss), "--game", "ficha", "--out", str(out), "--overwrite"])
     assert "already holds" not in capsys.readouterr().err
 
 
-def test_referee_picks_a_new_default_folder_beside_an_earlier_run(tmp_path, capsys, monkeypatch):
+def test_referee_picks_a_new_default_folder_beside_an_earlier_run(short_miss, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for folder in ("miss", "miss-2"):
-        main(["referee", str(MISS), "--game", "ficha"])
+        main(["referee", str(short_miss), "--game", "ficha"])
         assert f"-> cueref-out/{folder}/calibration.json" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "cueref-out").iterdir()) == ["miss", "miss-2"]
 
