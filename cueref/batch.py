@@ -37,6 +37,7 @@ import dataclasses
 import functools
 import logging
 import multiprocessing
+import os
 import shlex
 import signal
 import sys
@@ -337,7 +338,7 @@ def _run_local(tasks: Sequence[VideoTask], jobs: int, stages: StageLoader | None
     level = logging.getLogger().getEffectiveLevel()
     with ProcessPool(max_workers=min(jobs, len(tasks)), initializer=_worker_started, initargs=(level,),
                      context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.schedule(referee_one, args=(task, stages, force)): task for task in tasks}
+        futures = {pool.schedule(referee_one, args=(task, stages, force)): task for task in _longest_first(tasks)}
         try:
             for future in concurrent.futures.as_completed(futures):
                 task = futures[future]
@@ -350,6 +351,18 @@ def _run_local(tasks: Sequence[VideoTask], jobs: int, stages: StageLoader | None
         except BaseException:
             pool.stop()
             raise
+
+
+def _longest_first(tasks: Sequence[VideoTask]) -> list[VideoTask]:
+    """The tasks by their video's size, largest first: a long recording started last would leave the
+    other workers idle while it runs alone (outcomes are still reported in the tasks' order)."""
+    def size(task: VideoTask) -> int:
+        try:
+            return os.path.getsize(task.job.video)
+        except OSError:
+            return 0
+
+    return sorted(tasks, key=size, reverse=True)
 
 
 def _exit_text(code: int | None) -> str:
@@ -385,8 +398,9 @@ def _run_dask(tasks: Sequence[VideoTask], jobs: int, scheduler: str | None, stag
                                    dashboard_address=None, silence_logs=logging.ERROR)
             client = Client(cluster)
         with client:
-            futures = client.map(referee_one, list(tasks), stages=stages, force=force, pure=False)
-            by_key = {f.key: t for f, t in zip(futures, tasks)}
+            ordered = _longest_first(tasks)
+            futures = client.map(referee_one, ordered, stages=stages, force=force, pure=False)
+            by_key = {f.key: t for f, t in zip(futures, ordered)}
             for future in as_completed(futures):
                 task = by_key[future.key]
                 try:

@@ -194,3 +194,16 @@ def test_two_workers_into_a_postgresql_store_store_what_sqlite_holds(pooled, pg_
     url = pg_server.create_database("cueref_batch")
     assert batch([listed, "--out", tmp_path / "out", "--store", url, "--jobs", 2, "--no-video"]) == 0
     assert stored(url) == stored(runs["local"][1])
+
+
+def test_the_largest_videos_are_started_first(tmp_path):
+    from cueref.batch import VideoTask, _longest_first
+    from cueref.referee_run import RefereeJob
+
+    sizes = {"short": 10, "long": 3000, "missing": None, "middle": 200}
+    tasks = []
+    for name, size in sizes.items():
+        if size is not None:
+            (tmp_path / f"{name}.mp4").write_bytes(b"x" * size)
+        tasks.append(VideoTask(name, RefereeJob(video=str(tmp_path / f"{name}.mp4"), game="ficha"), where=name))
+    assert [t.name for t in _longest_first(tasks)] == ["long", "middle", "short", "missing"]
