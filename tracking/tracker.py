@@ -273,6 +273,7 @@ class BallTracker:
         named = [tr for tr in self.tracks if tr.ball >= 0 and tr.state != TrackState.IN_POCKET]
         cands = [tr for tr in self.tracks if tr.ball < 0]
         free = np.ones(len(meas), dtype=bool)
+        in_drop = np.array([self._in_pocket(zj) for zj in z], dtype=bool)
         matched: dict[int, tuple[int, int]] = {}  # track -> (detection, hypothesis: 0 straight, k>0 collision k, -1 reach pass)
 
         def run_pass(group: list[_Track], cost: np.ndarray, hyp: np.ndarray | None) -> None:
@@ -320,7 +321,10 @@ class BallTracker:
                 # a jump is only believed of the right colour (vision's probability of the track's class)
                 # (an uncertain label, as vision gives a half-hidden or blurred ball, forbids nothing)
                 wrong = (ccost[left] > cfg.class_weight * -math.log(cfg.jump_min_prob)) & (b.label[meas] != UNCERTAIN)[None, :]
-                cost2[(dist > reach[:, None]) | wrong] = np.inf
+                # nor of a ball inside a pocket's drop circle: one that rolled there was followed there by
+                # the first pass; what vision sees there otherwise is the pocket's dark mouth, or a ball
+                # already down (as :meth:`_name` never names a new ball there)
+                cost2[(dist > reach[:, None]) | wrong | in_drop[None, :]] = np.inf
                 run_pass(sub, cost2, None)
         # update the matched tracks
         for tr in self.tracks:

@@ -217,3 +217,18 @@ def test_a_ball_whose_latest_sightings_dispute_its_colour_waits_to_be_named():
     snaps = run(scene, profile=bar, t_end=1.5)
     assert all(s.state[s.index("w1")] == TrackState.OFF for s in snaps)
     assert snaps[-1].state[snaps[-1].index("red")] == TrackState.SEEN
+
+
+def test_a_hidden_ball_never_jumps_to_a_dark_pocket_mouth_of_its_colour():
+    # a red rolling slowly under an arm; vision meanwhile takes the top right pocket's dark mouth for a
+    # red ball (a detection inside the pocket's drop circle, 400 mm away, within a hand's reach): the red
+    # stays where it was hidden, and is found there again when the arm goes
+    scene = Scene().add("r1", "red", Leg(0.0, (1100.0, 250.0)), Leg(0.5, (1100.0, 250.0), (100.0, 0.0), 100.0))
+    scene.add("cue", "white", Leg(0.0, (300.0, 500.0)))
+    scene.add("mouth", "red", Leg(0.0, (1425.0, -5.0)))  # not a ball: inside TR's drop circle
+    scene.occluders.append((0.8, 1.2, rect(1050.0, 180.0, 1250.0, 330.0)))
+    snaps = run(scene, t_end=1.6)
+    i = FICHA.ball_ids.index("r1")
+    far = [s.t_s for s in snaps if np.isfinite(s.xy_mm[i, 0]) and s.xy_mm[i, 0] > 1300.0]
+    assert far == [], f"r1 taken to the pocket's mouth at {far}"
+    assert snaps[-1].state[i] == TrackState.SEEN and error(snaps, scene, "r1", 1.4) < 5.0
