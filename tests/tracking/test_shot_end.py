@@ -125,3 +125,25 @@ def test_a_ball_read_in_the_air_as_it_tips_into_a_pocket_has_dropped():
     emitted, evs = _shot_end(scene, detections(scene, FICHA, 30.0, 4.0))
     assert [(p.ball, p.pocket) for p in evs if isinstance(p, Pot)] == [("r1", "TR")]
     assert emitted is not None and emitted - t_in <= 0.25
+
+
+def test_a_ball_creeping_over_a_pockets_edge_has_dropped():
+    # a red dying into a corner pocket reaches the drop circle's edge at 20 mm/s, slower than the tracker
+    # calls moving (its filtered velocity is nil), and then drops: the shot need not wait for the tracker
+    # to give it up (half a second)
+    tr = FICHA.pocket("TR")
+    start = np.array([1000.0, 300.0])
+    d = np.asarray(tr.xy_mm) - start
+    u = d / np.linalg.norm(d)
+    s = float(np.linalg.norm(d)) - tr.radius_mm  # to the drop circle's edge
+    v0, v1 = 700.0, 20.0
+    decel = (v0**2 - v1**2) / (2 * s)
+    t0 = 1.5
+    t_in = t0 + (v0 - v1) / decel
+    scene = Scene().add("r2", "red", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(u * v0), decel),
+                        Leg(t_in + 0.1, tuple(tr.xy_mm), gone=True))
+    still(scene, "cue", (700.0, 500.0))
+    cue_stick(tuple(start), math.degrees(math.atan2(u[1], u[0])), t0, scene)
+    emitted, evs = _shot_end(scene, detections(scene, FICHA, 30.0, t_in + 2.0))
+    assert [(p.ball, p.pocket) for p in evs if isinstance(p, Pot)] == [("r1", "TR")]
+    assert emitted is not None and emitted - (t_in + 0.1) <= 0.3

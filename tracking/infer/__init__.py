@@ -111,6 +111,7 @@ class InferConfig:
     pot_horizon_frames: float = 3.0  # a vanished ball's path is followed this many frames on
     pot_reach_mm: float = 150.0  # ... at most this far
     pot_near_mm: float = 60.0  # and must come this close to a drop circle to be potted there
+    over_drop_mm: float = 2.0  # a ball last seen with its centre this close to a drop circle (or over it) was tipping in
     off_table_reach_mm: float = 60.0  # a ball vanishing this close to a cushion line may have left over it
     # jumps
     jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
@@ -670,7 +671,9 @@ class EventInferer:
         A ball tipping over a drop circle's edge may be read in the air for a frame or two (vision sees
         the part of it still in view, off its place on the cloth, with a velocity the tracker then bends
         away): such sightings, within ``pot_near_mm`` of a drop circle, are passed over for the last one on
-        the cloth. The frame period is the shot's (a still table's frames repeat: no measurement in them)."""
+        the cloth. A ball last seen with its centre at a pocket's drop circle edge (``over_drop_mm``) has
+        dropped however slowly it crept there. The frame period is the shot's (a still table's frames repeat: no
+        measurement in them)."""
         cfg = self.config
         shot = self._shot
         assert shot is not None
@@ -697,9 +700,17 @@ class EventInferer:
             return False
         ts = [f.t_s for f in shot[-30:]]
         horizon_s = cfg.pot_horizon_frames * float(np.median(np.diff(ts))) if len(ts) >= 2 else 0.0
+        if t - last.t_s < max(cfg.drop_wait_s, horizon_s):
+            return False
+        # a ball creeping over a pocket's edge, slower than the tracker calls moving: its centre was on the
+        # drop circle's edge when it was last seen, where no ball rests (one held in the jaws rests outside
+        # it; a ball on a bed hole's edge may hang there for seconds, and the shot waits for it)
+        edge = np.linalg.norm(g.pocket_xy - cloth.z_mm[i], axis=1) - g.pocket_r
+        if float(np.min(edge[~g.is_hole], initial=np.inf)) <= cfg.over_drop_mm:
+            return True
         v = cloth.v_mm_s[i]
         speed = float(np.linalg.norm(v)) if np.all(np.isfinite(v)) else 0.0
-        if speed == 0.0 or t - last.t_s < max(cfg.drop_wait_s, horizon_s):
+        if speed == 0.0:
             return False
         path = cloth.z_mm[i] + np.linspace(0.0, 1.0, 16)[:, None] * (v / speed * min(speed * horizon_s, cfg.pot_reach_mm))
         d = np.linalg.norm(path[:, None, :] - g.pocket_xy[None], axis=2) - g.pocket_r[None]
