@@ -15,6 +15,10 @@ Each clip's worst shot is split in two: ``wait s``, from the last ball stopping 
 gave the call (clip time: the inferer making sure the balls have stopped, and the frame interval), and
 ``path s``, the rest (the pipeline's lag behind the clip, the rules, the server and the WebSocket).
 
+The operator is the bench itself: a question the referee asks (an unsure event, a moment unseen) is
+answered at once with the camera's reading, as a person at the console would with one click; left
+unanswered, a question holds every later call of the clip.
+
 ``--as-fast`` reads each clip as fast as the referee takes it and gives each shot's delay in clip time
 (the frame that gave the call minus the last ball's stop): the inferer's own share, which whatever else
 runs on the machine does not change (on a machine too busy to keep up in real time, frames are dropped
@@ -90,6 +94,8 @@ class Lag:
     def __init__(self, source):
         self.source, self.lags_s = source, []
         self.called_at_s: dict[float, float] = {}
+        self.session = None  # when set: the operator, who answers each question at once (below)
+        self.answered: set[str] = set()
 
     def add(self, result) -> None:
         if not result.end_only:
@@ -97,6 +103,12 @@ class Lag:
         for step in result.steps:
             if step.decision.shot is not None:
                 self.called_at_s.setdefault(step.decision.t_s, result.t_s)
+            # the operator: a question the camera has a reading for is answered with it at once (left
+            # unanswered, it holds every later call, and their delays would measure nobody's patience)
+            q = step.decision.pending
+            if self.session is not None and q is not None and q.default is not None and q.id not in self.answered:
+                self.answered.add(q.id)
+                self.session.submit({"kind": "answer", "question": q.id, "answer": q.default})
 
     def frame_of(self, shot_start_s: float) -> float | None:
         """The clip time of the frame whose result called the shot that began at ``shot_start_s``."""
@@ -126,6 +138,7 @@ def measure(name: str, stages_kind: str, inferer_latency_s: float, realtime: boo
         lag = Lag(source)
         session = LiveSession(source, stages, game=clip.game, profile=clip.profile, players=clip.players, calls=clip.calls,
                               consumers=[lag])
+        lag.session = session
         with LiveServer(session, "127.0.0.1", 0) as server:
             listener = Listener(server.port)
             session.run()
@@ -146,7 +159,7 @@ def measure(name: str, stages_kind: str, inferer_latency_s: float, realtime: boo
         delays.append(at - (source._anchor_s + rest - source.first.t_s) if realtime else waits[-1])
     return {"clip": name, "seed": clip.truth.raw.get("seed"), "shots": len(shots), "called": len(delays),
             "delays_s": delays, "waits_s": waits, "lag_median_s": statistics.median(lag.lags_s), "lag_max_s": max(lag.lags_s),
-            "dropped": source.dropped, "gaps": source.gaps}
+            "dropped": source.dropped, "gaps": source.gaps, "answered": len(lag.answered)}
 
 
 def main() -> None:
@@ -171,7 +184,7 @@ def main() -> None:
     print("clip                            seed  shots  called  median s  worst s  (wait s  path s)  lag p50 s  lag max s  dropped  gaps")
     delays: list[float] = []
     worst_shot = None
-    missed = 0
+    missed = answered = 0
     failed = []
     for name in names:
         try:
@@ -183,6 +196,7 @@ def main() -> None:
         d, w = m["delays_s"], m["waits_s"]
         delays += d
         missed += m["shots"] - m["called"]
+        answered += m["answered"]
         k = max(range(len(d)), key=d.__getitem__) if d else None  # the clip's worst shot, split in two
         if k is not None and (worst_shot is None or d[k] > worst_shot[1]):
             worst_shot = (name, d[k], w[k])
@@ -199,6 +213,7 @@ def main() -> None:
              if args.as_fast else "): delay from the last ball stopping to the call on the console: ")
           + f"median {median:.3f} s, worst {worst:.3f} s "
           f"(goal: median <= {GOAL_MEDIAN_S} s, worst <= {GOAL_WORST_S} s): {'MET' if ok else 'NOT MET'}")
+    print(f"questions the bench's operator answered at once with the camera's reading: {answered}")
     if worst_shot is not None:
         name, d, w = worst_shot
         print(f"worst shot: {name}, {d:.3f} s: {w:.3f} s until the frame that gave the call was played (the inferer "
