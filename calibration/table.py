@@ -37,6 +37,7 @@ This module imports neither OpenCV nor any other layer: the rules engines read i
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -550,17 +551,28 @@ def validate_profile(p: TableProfile) -> None:
 
 
 def load_profile(path: str | Path) -> TableProfile:
-    """Read and validate a profile file (YAML)."""
+    """Read and validate a profile file (YAML). A profile is immutable, so the one made from a file's
+    text is kept and given again for the same text: the rules engines, the simulator and the pipeline
+    resolve the same few profiles over and over, and parsing YAML costs milliseconds."""
     path = Path(path)
     if not path.exists():
         raise ProfileError(f"table profile file {str(path)!r} does not exist")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
         raise ProfileError(f"{path}: not a readable YAML profile: {e}") from None
+    return _profile_from_text(text, str(path))
+
+
+@functools.lru_cache(maxsize=64)
+def _profile_from_text(text: str, source: str) -> TableProfile:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ProfileError(f"{source}: not a readable YAML profile: {e}") from None
     except RecursionError:
-        raise ProfileError(f"{path}: not a readable YAML profile: a value is nested too deeply") from None
-    return parse_profile(data, str(path))
+        raise ProfileError(f"{source}: not a readable YAML profile: a value is nested too deeply") from None
+    return parse_profile(data, source)
 
 
 def builtin_profiles() -> dict[str, Path]:

@@ -144,3 +144,16 @@ def test_profile_from_a_command_line_spec():
 def test_a_profile_that_is_not_a_mapping(tmp_path):
     with pytest.raises(ProfileError, match="the file must be a mapping of fields, got list"):
         load_profile(write(tmp_path, "- 1\n- 2\n"))
+
+
+def test_a_profile_file_is_parsed_once_and_read_anew_when_it_changes(tmp_path):
+    path = tmp_path / "mine.yaml"
+    text = builtin_profiles()["ficha"].read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    first = load_profile(path)
+    assert load_profile(path) is first  # immutable: the same text gives the same profile
+    path.write_text(text.replace("length_mm: 1420", "length_mm: 1400"), encoding="utf-8")  # same moment, other text
+    assert load_profile(path).length_mm == 1400
+    path.write_text("name: [", encoding="utf-8")
+    with pytest.raises(ProfileError, match="not a readable YAML profile"):
+        load_profile(path)
