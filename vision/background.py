@@ -43,9 +43,14 @@ def brightness_and_hue(frame: np.ndarray, ref: np.ndarray, ref_sq: np.ndarray | 
     fb = _dot(f, ref)
     ff = _dot(f, f)
     reg = bb + _DARK**2
-    k = (fb + _DARK**2) / reg
-    chroma = cv2.sqrt(np.maximum(ff - fb * fb / np.maximum(bb, 1.0), 0.0) / reg)
-    return k, chroma
+    k = fb + _DARK**2
+    k /= reg
+    left = fb * fb  # the same sums as written out in the docstring, in place: no picture-sized temporaries
+    left /= np.maximum(bb, 1.0)
+    np.subtract(ff, left, out=left)
+    np.maximum(left, 0.0, out=left)
+    left /= reg
+    return k, cv2.sqrt(left)
 
 
 def change_score(k: np.ndarray, chroma: np.ndarray, tolerance: float, cfg: DetectorConfig) -> np.ndarray:
@@ -204,7 +209,9 @@ class ClothBackground:
         moved = cv2.transform(cv2.absdiff(lw, self._prev[win]), np.ones((1, 3), np.float32)) > 24
         candidate = (sw >= 1.0) & ~protect & roi & ~moved
         still = self.still[win]
-        still[...] = np.where(candidate, np.minimum(still + 1, 65000), 0).astype(np.uint16)
+        np.add(still, 1, out=still, where=candidate)  # frames it has stood still, up to 65000; 0 when not
+        np.minimum(still, 65000, out=still)
+        still *= candidate
         frames = max(1, int(round(self.cfg.absorb_after_s / max(dt_s, 1e-3))))
         ripe = still >= frames
         if ripe.any():

@@ -218,7 +218,7 @@ class Detector:
             win = _Window.whole(bg.roi.shape)
             region = bg.roi
         else:
-            changed = ((_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi).astype(np.uint8)
+            changed = cv2.bitwise_and(cv2.compare(_channel_sum(cv2.absdiff(low, self._ref_low)), _CHANGE_GREY, cv2.CMP_GT), bg.roi_u8)
             box = cv2.boundingRect(changed)
             if box[2] == 0:
                 pins = prev.pins
@@ -308,8 +308,7 @@ class Detector:
         # again when it changes, or at the next examination of the whole table)
         if self._ref_low is None:
             self._ref_low = low.copy()
-        r = region[win.slices]
-        self._ref_low[win.slices][r] = low[win.slices][r]
+        np.copyto(self._ref_low[win.slices], low[win.slices], where=region[win.slices][..., None])
         self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
 
