@@ -486,9 +486,9 @@ class Detector:
         k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
         known = ((label != "") & (self._class_seen[k] >= 3)) | (self._scale_seen >= 3)
         scale = np.where((label != "") & (self._class_seen[k] >= 3), self._class_scale[k], self.radius_scale)
-        lift = view.lift_from_radius(centre, radius / scale)
-        # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
-        noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
+        # and what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
+        lift, lift_noisy = view.lift_from_radius(centre, np.stack([radius / scale, (radius + cfg.radius_noise_px) / scale]))
+        noise = np.abs(lift_noisy - lift)
         # (twice that until this class's resting size is known: nothing flies at the start of a clip);
         # and the outline must be round: motion blur stretches it, and its edges come out wider
         round_ = ((fits.stretch[idx] <= 0.02 * fits.radius_pred[idx] + 0.1)

@@ -142,10 +142,12 @@ class TableView:
     def lift_from_radius(self, sil_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
         """How far above the cloth (mm, the ball's bottom) balls seen centred at ``sil_px`` with
         outline radius ``radius_px`` are: the apparent size scales as one over the distance from the
-        camera, so a ball seen r' / r times larger than at rest is that much nearer along its ray."""
+        camera, so a ball seen r' / r times larger than at rest is that much nearer along its ray.
+        ``radius_px`` may hold several radii per ball, (..., N): the lifts come out in its shape
+        (the picture is mapped to the table once for all of them)."""
         sil = np.asarray(sil_px, dtype=np.float64).reshape(-1, 2)
         if len(sil) == 0:
-            return np.zeros(0)
+            return np.zeros(np.shape(radius_px))
         rest = self.radius_at_px(sil)
         c = self.camera_xyh_mm
         xy_rest = self._to_table(sil, np.zeros(len(sil)))
