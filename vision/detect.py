@@ -206,7 +206,7 @@ class Detector:
         t_s = float(t_s)
         s, bg, prev = self._scale, self._bg, self._prev
         low = cv2.resize(image, self._low_size, interpolation=self._shrink) if s > 1 else image.copy()
-        if prev is not None and self._prev_low is not None and np.array_equal(low, self._prev_low):
+        if prev is not None and self._prev_low is not None and cv2.norm(low, self._prev_low, cv2.NORM_INF) == 0:  # an exact repeat
             return FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders, prev.valid, repeated=True)
         self._prev_low = low
         dt = 1.0 / 30.0 if self._last_t is None else max(1e-3, t_s - self._last_t)
