@@ -502,7 +502,8 @@ class Detector:
         whole = (visible >= 0.8) & (fits.gap[idx] <= 0.2)
         in_pocket = self._in_pocket(xy_mm) & whole
         # a resting ball's centre is a radius from the cushion: nearer the edge is a cushion's or pocket's edge
-        keep = (self._inside(xy_mm, 0.6, mouths=False) | (self._inside(xy_mm, 0.6) & whole)) | in_pocket | airborne
+        inside_mouths, inside = self._inside_both(xy_mm, 0.6)
+        keep = (inside | (inside_mouths & whole)) | in_pocket | airborne
         idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k = (
             a[keep] for a in (idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k))
         if len(idx) == 0:
@@ -531,20 +532,27 @@ class Detector:
         ``mouths``) in a pocket's mouth, at least ``radii`` ball radii from every cushion nose (nearer
         is the edge of a cushion or a pocket taken for a ball), and not over a bed hole (a ball there
         has dropped)."""
+        with_mouths, without = self._inside_both(xy_mm, radii)
+        return with_mouths if mouths else without
+
+    def _inside_both(self, xy_mm: np.ndarray, radii: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_inside` with the pockets' mouths and without, the cushions measured once."""
         p = self.profile
         r = p.ball_radius_mm
         x, y = xy_mm[:, 0], xy_mm[:, 1]
-        ok = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
-        for pocket in p.pockets if mouths else ():
-            ok |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        on = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
+        mouth = on.copy()
+        for pocket in p.pockets:
+            mouth |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        clear = np.ones(len(xy_mm), bool)
         for c in p.cushions:
             a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
             ab = b - a
             t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
-            ok &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
+            clear &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
         for hole in p.holes:
-            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
-        return ok
+            clear &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
+        return mouth & clear, on & clear
 
     def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
         p = self.profile
