@@ -197,3 +197,16 @@ def test_edges_match_the_plain_search():
     assert np.array_equal(dist, plain_dist)
     assert np.array_equal(points, centres[:, None, :] + rs.unit[None] * plain_dist[..., None])
     assert np.array_equal(contrast, np.linalg.norm(inside - outside, axis=-1))
+
+
+@pytest.mark.parametrize("samples", [1, 2, 5, 19, 20])
+def test_core_colour_is_the_median_of_the_darker_samples(samples):
+    from vision.colour import summarise_colours
+
+    rng = np.random.default_rng(samples)
+    for dtype in (np.float32, np.float64):
+        x = (rng.random((9, samples, 3)) * 255).astype(dtype)
+        keep = max(1, int(round(samples * 0.8)))
+        darker = np.take_along_axis(x, np.argsort(x.sum(axis=2), axis=1)[:, :keep, None], axis=1)
+        got, plain = summarise_colours(x), np.median(darker, axis=1)
+        assert got.dtype == plain.dtype and np.array_equal(got, plain)
