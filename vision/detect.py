@@ -444,7 +444,10 @@ class Detector:
         inner = cv2.boxFilter(f, -1, (k1, k1))
         mid = cv2.boxFilter(f, -1, (k2, k2), normalize=False)
         outer = cv2.boxFilter(f, -1, (k3, k3), normalize=False)
-        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties[win.slices]  # ties broken: one peak per plateau
+        ring = np.subtract(outer, mid, out=outer)  # the surround's count, then its share (half weighted), in place
+        ring *= 0.5 / float(k3 * k3 - k2 * k2)
+        resp = inner - ring
+        resp += self._ties[win.slices]  # ties broken: one peak per plateau
         peak = region & (inner >= self.cfg.min_cover) & (resp >= 0.8 * self.cfg.min_cover) & (resp >= cv2.dilate(resp, self._nms_disc))
         ys, xs = np.nonzero(peak)
         return (np.c_[xs, ys].astype(np.float64) + win.origin + 0.5) * self._scale - 0.5
