@@ -92,11 +92,12 @@ def measure(name: str, over_s: float) -> None:
     reader.close()
     total = [r[1] for r in rows]
     print(f"{name}: {len(rows) - 1} frames and the end; calibration and stages set up in {setup_s:.2f} s; per frame "
-          f"median {statistics.median(total) * 1000:.1f} ms, worst {max(total) * 1000:.1f} ms")
+          f"median {statistics.median(total) * 1000:.1f} ms, mean {statistics.fmean(total) * 1000:.1f} ms, worst {max(total) * 1000:.1f} ms")
     for stage in STAGES:
         cost = [r[2].get(stage, 0.0) for r in rows]
         k = max(range(len(cost)), key=cost.__getitem__)
-        print(f"  {stage:7s} median {statistics.median(cost) * 1000:6.1f} ms   worst {cost[k] * 1000:7.1f} ms at {rows[k][0]:7.3f} s")
+        print(f"  {stage:7s} median {statistics.median(cost) * 1000:6.1f} ms   mean {statistics.fmean(cost) * 1000:6.1f} ms   "
+              f"worst {cost[k] * 1000:7.1f} ms at {rows[k][0]:7.3f} s")
     for t_s, cost, parts, kinds in rows:
         if cost > over_s:
             print(f"  frame at {t_s:7.3f} s: {cost * 1000:6.1f} ms (" + ", ".join(

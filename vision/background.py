@@ -43,9 +43,14 @@ def brightness_and_hue(frame: np.ndarray, ref: np.ndarray, ref_sq: np.ndarray | 
     fb = _dot(f, ref)
     ff = _dot(f, f)
     reg = bb + _DARK**2
-    k = (fb + _DARK**2) / reg
-    chroma = cv2.sqrt(np.maximum(ff - fb * fb / np.maximum(bb, 1.0), 0.0) / reg)
-    return k, chroma
+    k = fb + _DARK**2
+    k /= reg
+    left = fb * fb  # the same sums as written out in the docstring, in place: no picture-sized temporaries
+    left /= np.maximum(bb, 1.0)
+    np.subtract(ff, left, out=left)
+    np.maximum(left, 0.0, out=left)
+    left /= reg
+    return k, cv2.sqrt(left)
 
 
 def change_score(k: np.ndarray, chroma: np.ndarray, tolerance: float, cfg: DetectorConfig) -> np.ndarray:
@@ -65,6 +70,8 @@ class ClothBackground:
         self.cfg = config
         self.roi = roi
         self.cloth = roi if cloth is None else cloth  # the playing surface alone (bool), for the median estimate
+        self._cloth_u8 = self.cloth.astype(np.uint8)
+        self._cloth_count = int(np.count_nonzero(self.cloth))
         self.roi_u8 = roi.astype(np.uint8)
         self.roi_count = int(roi.sum())
         self.r_low = float(ball_radius_low)
@@ -84,15 +91,37 @@ class ClothBackground:
     def ready(self) -> bool:
         return self.bg is not None
 
-    def median_estimate(self, low: np.ndarray, balls_wide: float = 3.0) -> np.ndarray:
+    def median_estimate(self, low: np.ndarray, balls_wide: float = 3.0, box: tuple[slice, slice] | None = None) -> np.ndarray:
         """The frame with anything smaller than ``balls_wide`` ball diameters filtered out (float32).
         Beyond the playing surface the frame is first replaced by the cloth's median colour, so that
-        a dark cushion does not bleed into the estimate of the cloth beside it."""
-        src = low.copy()
-        if self.cloth.any():
-            src[~self.cloth] = np.median(low[self.cloth], axis=0).astype(np.uint8)
-        k = int(2 * round(balls_wide * self.r_low) + 1)
-        return cv2.medianBlur(src, max(5, min(k, 255))).astype(np.float32)
+        a dark cushion does not bleed into the estimate of the cloth beside it.
+
+        With ``box`` (row and column slices of ``low``), only that part of the estimate is made (the
+        same values as the whole one's there): the filter reads the picture round the box as far as
+        its half-width, and no further."""
+        k = max(5, min(int(2 * round(balls_wide * self.r_low) + 1), 255))
+        h, w = low.shape[:2]
+        (y0, y1), (x0, x1) = ((0, h), (0, w)) if box is None else (box[0].indices(h)[:2], box[1].indices(w)[:2])
+        r = k // 2
+        ry0, rx0 = max(0, y0 - r), max(0, x0 - r)
+        read = (slice(ry0, min(h, y1 + r)), slice(rx0, min(w, x1 + r)))
+        src = low[read].copy()
+        if self._cloth_count:
+            src[~self.cloth[read]] = self.cloth_median(low)
+        return cv2.medianBlur(src, k)[y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0].astype(np.float32)
+
+    def cloth_median(self, low: np.ndarray) -> np.ndarray:
+        """The median colour (3,) uint8 of the playing surface in ``low``: ``np.median`` over its
+        pixels, truncated to whole grey levels, read off each channel's histogram (a sort of every
+        pixel would cost ten times more)."""
+        out = np.empty(3, np.uint8)
+        n = self._cloth_count
+        for c in range(3):
+            cum = np.cumsum(cv2.calcHist([low], [c], self._cloth_u8, [256], [0, 256]).ravel())
+            lo = int(np.searchsorted(cum, (n - 1) // 2, side="right"))  # the ((n - 1) // 2)-th value, from 0
+            hi = int(np.searchsorted(cum, n // 2, side="right"))
+            out[c] = (lo + hi) // 2  # np.median's mean of the two middle values, truncated by astype(uint8)
+        return out
 
     def start(self, low: np.ndarray, hide: np.ndarray | None = None, cloth: np.ndarray | None = None) -> None:
         """Begin from ``low`` (uint8), with the pixels of ``hide`` (bool: balls found by the caller)
@@ -180,7 +209,9 @@ class ClothBackground:
         moved = cv2.transform(cv2.absdiff(lw, self._prev[win]), np.ones((1, 3), np.float32)) > 24
         candidate = (sw >= 1.0) & ~protect & roi & ~moved
         still = self.still[win]
-        still[...] = np.where(candidate, np.minimum(still + 1, 65000), 0).astype(np.uint16)
+        np.add(still, 1, out=still, where=candidate)  # frames it has stood still, up to 65000; 0 when not
+        np.minimum(still, 65000, out=still)
+        still *= candidate
         frames = max(1, int(round(self.cfg.absorb_after_s / max(dt_s, 1e-3))))
         ripe = still >= frames
         if ripe.any():
@@ -191,14 +222,25 @@ class ClothBackground:
 
     def absorb_uncovered(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray) -> int:
         """Cloth that the background does not know (uncovered since the start) but that matches the
-        median-filtered frame: take it now. Returns the number of pixels absorbed."""
-        med = self.median_estimate(low)
-        s_med = self.score(low, against=med, measure=False)
-        take = (score >= 1.0) & (s_med < 0.5) & ~protect & self.roi
-        n = int(take.sum())
+        median-filtered frame: take it now. Returns the number of pixels absorbed.
+
+        Only foreground that nothing protects can be taken: the median-filtered frame is made and
+        compared over the box round those pixels alone (what it reads is the same as a whole frame's
+        filter reads there, so the pixels taken are the same)."""
+        cand = ((score >= 1.0) & ~protect & self.roi).astype(np.uint8)
+        x, y, w, h = cv2.boundingRect(cand)
+        self._light = None  # the light map follows what :meth:`update` learnt since
+        if w == 0:
+            return 0
+        box = (slice(y, y + h), slice(x, x + w))
+        med = self.median_estimate(low, box=box)
+        s_med = change_score(*brightness_and_hue(low[box], med), self.tolerance, self.cfg)
+        take = cand[box].astype(bool) & (s_med < 0.5)
+        n = int(np.count_nonzero(take))
         if n:
-            self.bg[take] = low.astype(np.float32)[take] / max(self.gain, 1e-3)
-        self._set(self.bg)
+            bgw = self.bg[box]
+            bgw[take] = low[box][take].astype(np.float32) / max(self.gain, 1e-3)
+            self._bb[box] = _dot(bgw, bgw)
         return n
 
     def warp(self, matrix: np.ndarray) -> None:

@@ -56,10 +56,16 @@ class BallFits:
 
 def _sample_low(score: np.ndarray, pts_full: np.ndarray, scale: int) -> np.ndarray:
     """Bilinear read of a low-res map at full-resolution points (..., 2)."""
-    shape = pts_full.shape[:-1]
-    q = ((pts_full + 0.5) / scale - 0.5).reshape(-1, shape[-1], 2)  # remap wants rows and columns under 32767
-    mx = np.ascontiguousarray(q[..., 0], dtype=np.float32)
-    my = np.ascontiguousarray(q[..., 1], dtype=np.float32)
+    return _sample_low_xy(score, pts_full[..., 0], pts_full[..., 1], scale)
+
+
+def _sample_low_xy(score: np.ndarray, x: np.ndarray, y: np.ndarray, scale: int) -> np.ndarray:
+    """Bilinear read of a low-res map at full-resolution points given by their coordinates ``x`` and
+    ``y`` (two arrays of one shape, at least 2-D)."""
+    shape = x.shape
+    # remap wants rows and columns under 32767
+    mx = ((x + 0.5) / scale - 0.5).reshape(-1, shape[-1]).astype(np.float32)
+    my = ((y + 0.5) / scale - 0.5).reshape(-1, shape[-1]).astype(np.float32)
     out = cv2.remap(score, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
     return out.reshape(shape)
 
@@ -69,12 +75,10 @@ def _longest_gap(kept: np.ndarray) -> np.ndarray:
     n, k = kept.shape
     if k == 0:
         return np.ones(n)
-    run = np.zeros(n, int)
-    best = np.zeros(n, int)
-    for j in range(2 * k):  # twice round, so a run through the start is counted whole
-        run = np.where(kept[:, j % k], 0, run + 1)
-        best = np.maximum(best, run)
-    return np.minimum(best, k) / k
+    twice = np.concatenate([kept, kept], axis=1)  # twice round, so a run through the start is counted whole
+    j = np.arange(2 * k)
+    last = np.maximum.accumulate(np.where(twice, j, -1), axis=1)  # the latest True at or before each place
+    return np.minimum((j - last).max(axis=1), k) / k
 
 
 def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray, n_rays: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,16 +89,16 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     unit = ray_directions(n_rays)
     frac = np.linspace(0.15, 1.9, m)
     t = radius[:, None] * frac[None, :]  # (n, m)
-    pts = centres[:, None, None, :] + unit[None, :, None, :] * t[:, None, :, None]
-    s = _sample_low(score, pts, scale)  # (n, K, m)
+    s = _sample_low_xy(score, centres[:, 0, None, None] + unit[None, :, 0, None] * t[:, None, :],
+                       centres[:, 1, None, None] + unit[None, :, 1, None] * t[:, None, :], scale)  # (n, K, m)
     fg = s >= 1.0
     # outermost foreground sample whose outer neighbour is cloth
     rev = fg[:, :, ::-1]
     last = m - 1 - np.argmax(rev, axis=2)  # index of the outermost foreground sample
     has = fg.any(axis=2) & ~fg[:, :, -1]
     j = np.clip(last, 0, m - 2)
-    s0 = np.take_along_axis(s, j[..., None], 2)[..., 0]
-    s1 = np.take_along_axis(s, (j + 1)[..., None], 2)[..., 0]
+    nn, kk = np.arange(n)[:, None], np.arange(n_rays)[None, :]
+    s0, s1 = s[nn, kk, j], s[nn, kk, j + 1]
     a = np.clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
     d = (frac[j] + a * (frac[1] - frac[0])) * radius[:, None]
     edge = centres[:, None, :] + unit[None, :, :] * d[..., None]
@@ -148,5 +152,5 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     # ---- the core: colours for the class, foreground score to tell a ball from a ring ----
     core = sample_core(image, c2, radius)
     cp = c2[:, None, :] + _CORE_UNIT[None, :, :] * radius[:, None, None]
-    core_score = np.median(_sample_low(score, cp, scale), axis=1)
+    core_score = np.sort(_sample_low(score, cp, scale), axis=1)[:, len(_CORE_UNIT) // 2]  # the median of an odd count
     return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, stretch, core, core_score)

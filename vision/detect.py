@@ -206,7 +206,7 @@ class Detector:
         t_s = float(t_s)
         s, bg, prev = self._scale, self._bg, self._prev
         low = cv2.resize(image, self._low_size, interpolation=self._shrink) if s > 1 else image.copy()
-        if prev is not None and self._prev_low is not None and np.array_equal(low, self._prev_low):
+        if prev is not None and self._prev_low is not None and cv2.norm(low, self._prev_low, cv2.NORM_INF) == 0:  # an exact repeat
             return FrameDetections(frame, t_s, prev.balls.at(frame, t_s), prev.pins, prev.occluders, prev.valid, repeated=True)
         self._prev_low = low
         dt = 1.0 / 30.0 if self._last_t is None else max(1e-3, t_s - self._last_t)
@@ -218,7 +218,7 @@ class Detector:
             win = _Window.whole(bg.roi.shape)
             region = bg.roi
         else:
-            changed = ((_channel_sum(cv2.absdiff(low, self._ref_low)) > _CHANGE_GREY) & bg.roi).astype(np.uint8)
+            changed = cv2.bitwise_and(cv2.compare(_channel_sum(cv2.absdiff(low, self._ref_low)), _CHANGE_GREY, cv2.CMP_GT), bg.roi_u8)
             box = cv2.boundingRect(changed)
             if box[2] == 0:
                 pins = prev.pins
@@ -308,8 +308,7 @@ class Detector:
         # again when it changes, or at the next examination of the whole table)
         if self._ref_low is None:
             self._ref_low = low.copy()
-        r = region[win.slices]
-        self._ref_low[win.slices][r] = low[win.slices][r]
+        np.copyto(self._ref_low[win.slices], low[win.slices], where=region[win.slices][..., None])
         self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
 
@@ -445,7 +444,10 @@ class Detector:
         inner = cv2.boxFilter(f, -1, (k1, k1))
         mid = cv2.boxFilter(f, -1, (k2, k2), normalize=False)
         outer = cv2.boxFilter(f, -1, (k3, k3), normalize=False)
-        resp = inner - (0.5 / float(k3 * k3 - k2 * k2)) * (outer - mid) + self._ties[win.slices]  # ties broken: one peak per plateau
+        ring = np.subtract(outer, mid, out=outer)  # the surround's count, then its share (half weighted), in place
+        ring *= 0.5 / float(k3 * k3 - k2 * k2)
+        resp = inner - ring
+        resp += self._ties[win.slices]  # ties broken: one peak per plateau
         peak = region & (inner >= self.cfg.min_cover) & (resp >= 0.8 * self.cfg.min_cover) & (resp >= cv2.dilate(resp, self._nms_disc))
         ys, xs = np.nonzero(peak)
         return (np.c_[xs, ys].astype(np.float64) + win.origin + 0.5) * self._scale - 0.5
@@ -487,9 +489,9 @@ class Detector:
         k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
         known = ((label != "") & (self._class_seen[k] >= 3)) | (self._scale_seen >= 3)
         scale = np.where((label != "") & (self._class_seen[k] >= 3), self._class_scale[k], self.radius_scale)
-        lift = view.lift_from_radius(centre, radius / scale)
-        # what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
-        noise = np.abs(view.lift_from_radius(centre, (radius + cfg.radius_noise_px) / scale) - lift)
+        # and what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
+        lift, lift_noisy = view.lift_from_radius(centre, np.stack([radius / scale, (radius + cfg.radius_noise_px) / scale]))
+        noise = np.abs(lift_noisy - lift)
         # (twice that until this class's resting size is known: nothing flies at the start of a clip);
         # and the outline must be round: motion blur stretches it, and its edges come out wider
         round_ = ((fits.stretch[idx] <= 0.02 * fits.radius_pred[idx] + 0.1)
@@ -503,7 +505,8 @@ class Detector:
         whole = (visible >= 0.8) & (fits.gap[idx] <= 0.2)
         in_pocket = self._in_pocket(xy_mm) & whole
         # a resting ball's centre is a radius from the cushion: nearer the edge is a cushion's or pocket's edge
-        keep = (self._inside(xy_mm, 0.6, mouths=False) | (self._inside(xy_mm, 0.6) & whole)) | in_pocket | airborne
+        inside_mouths, inside = self._inside_both(xy_mm, 0.6)
+        keep = (inside | (inside_mouths & whole)) | in_pocket | airborne
         idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k = (
             a[keep] for a in (idx, centre, radius, visible, lift, airborne, xy_mm, in_pocket, f, prob, label, k))
         if len(idx) == 0:
@@ -532,20 +535,27 @@ class Detector:
         ``mouths``) in a pocket's mouth, at least ``radii`` ball radii from every cushion nose (nearer
         is the edge of a cushion or a pocket taken for a ball), and not over a bed hole (a ball there
         has dropped)."""
+        with_mouths, without = self._inside_both(xy_mm, radii)
+        return with_mouths if mouths else without
+
+    def _inside_both(self, xy_mm: np.ndarray, radii: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_inside` with the pockets' mouths and without, the cushions measured once."""
         p = self.profile
         r = p.ball_radius_mm
         x, y = xy_mm[:, 0], xy_mm[:, 1]
-        ok = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
-        for pocket in p.pockets if mouths else ():
-            ok |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        on = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
+        mouth = on.copy()
+        for pocket in p.pockets:
+            mouth |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+        clear = np.ones(len(xy_mm), bool)
         for c in p.cushions:
             a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
             ab = b - a
             t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
-            ok &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
+            clear &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
         for hole in p.holes:
-            ok &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
-        return ok
+            clear &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
+        return mouth & clear, on & clear
 
     def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
         p = self.profile

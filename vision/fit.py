@@ -55,9 +55,10 @@ def sample_rays(image: np.ndarray, centres: np.ndarray, r_in: np.ndarray, r_out:
     unit = ray_directions(n_rays)
     frac = np.linspace(0.0, 1.0, n_samples)
     t = r_in[:, None] + (r_out - r_in)[:, None] * frac[None, :]  # (N, M)
-    pts = centres[:, None, None, :] + unit[None, :, None, :] * t[:, None, :, None]  # (N, K, M, 2)
-    mx = pts[..., 0].reshape(n * n_rays, n_samples).astype(np.float32)
-    my = pts[..., 1].reshape(n * n_rays, n_samples).astype(np.float32)
+    c = np.asarray(centres, dtype=np.float64)
+    # the points (N, K, M) centre + unit * t, one coordinate at a time
+    mx = (c[:, 0, None, None] + unit[None, :, 0, None] * t[:, None, :]).reshape(n * n_rays, n_samples).astype(np.float32)
+    my = (c[:, 1, None, None] + unit[None, :, 1, None] * t[:, None, :]).reshape(n * n_rays, n_samples).astype(np.float32)
     vals = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     if chroma_shift is not None and np.any(chroma_shift):
         moved = cv2.remap(image, mx + np.float32(chroma_shift[0]), my + np.float32(chroma_shift[1]), cv2.INTER_LINEAR,
@@ -99,14 +100,16 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     v = rs.values
     n, k, m, _ = v.shape
     step = rs.t_px[:, 1] - rs.t_px[:, 0]
-    g = np.linalg.norm(v[:, :, 2:, :] - v[:, :, :-2, :], axis=-1)  # (n, K, m-2): peak at sample i + 1
-    gp = np.pad(g, ((0, 0), (0, 0), (1, 1)), constant_values=-1.0)
-    peak = (g >= gp[:, :, :-2]) & (g >= gp[:, :, 2:]) & (g >= min_share * g.max(axis=2, keepdims=True))
+    g = _norm3(v[:, :, 2:, :] - v[:, :, :-2, :])  # (n, K, m-2): peak at sample i + 1
+    peak = g >= min_share * g.max(axis=2, keepdims=True)
+    peak[:, :, 1:] &= g[:, :, 1:] >= g[:, :, :-1]  # no lower than either neighbour (the ends have one)
+    peak[:, :, :-1] &= g[:, :, :-1] >= g[:, :, 1:]
     off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
     i = np.argmin(np.where(peak, off_expected, np.inf), axis=2)
-    gi = np.take_along_axis(g, i[..., None], 2)[..., 0]
-    gl = np.take_along_axis(g, np.maximum(i - 1, 0)[..., None], 2)[..., 0]
-    gr = np.take_along_axis(g, np.minimum(i + 1, m - 3)[..., None], 2)[..., 0]
+    nn, kk = np.arange(n)[:, None], np.arange(k)[None, :]
+    gi = g[nn, kk, i]
+    gl = g[nn, kk, np.maximum(i - 1, 0)]
+    gr = g[nn, kk, np.minimum(i + 1, m - 3)]
     denom = gl - 2 * gi + gr
     with np.errstate(divide="ignore", invalid="ignore"):
         off = np.where(denom < -1e-6, 0.5 * (gl - gr) / denom, 0.0)
@@ -116,9 +119,14 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     d = np.maximum(1, np.round(1.5 / step)).astype(int)[:, None]
     lo = np.clip(i + 1 - d, 0, m - 1)
     hi = np.clip(i + 1 + d, 0, m - 1)
-    inside = np.take_along_axis(v, lo[..., None, None], 2)[:, :, 0, :]
-    outside = np.take_along_axis(v, hi[..., None, None], 2)[:, :, 0, :]
-    return points, dist, np.linalg.norm(inside - outside, axis=-1)
+    return points, dist, _norm3(v[nn, kk, lo] - v[nn, kk, hi])
+
+
+def _norm3(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(a, axis=-1)`` of (..., 3) vectors, bit for bit (the squares summed in the
+    same order), without its reduction's overhead."""
+    x, y, z = a[..., 0], a[..., 1], a[..., 2]
+    return np.sqrt(x * x + y * y + z * z)
 
 
 def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, radii: np.ndarray,
@@ -138,6 +146,7 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
     w = w0
     px, py = points[..., 0], points[..., 1]
     res = np.zeros(w0.shape)
+    scale = _RobustScale(w0 > 0, min_scale_px)
     for it in range(iterations):
         dx, dy = px - c[:, :1], py - c[:, 1:]
         dist = np.sqrt(dx * dx + dy * dy)
@@ -145,7 +154,7 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         ux, uy = dx * inv, dy * inv
         res = dist - r[:, None]
         if it > 0:
-            z = res / (4.685 * _robust_scale(res, w0, min_scale_px))[:, None]
+            z = res / (4.685 * scale(res))[:, None]
             w = w0 * np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
         wx, wy = w * ux, w * uy
         a00, a01, a11 = (wx * ux).sum(1), (wx * uy).sum(1), (wy * uy).sum(1)
@@ -153,19 +162,27 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         if free_radius:
             # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - dr
             a02, a12, a22, b2 = wx.sum(1), wy.sum(1), w.sum(1), (w * res).sum(1)
-            m = np.stack([np.stack([a00, a01, a02], -1), np.stack([a01, a11, a12], -1), np.stack([a02, a12, a22], -1)], -2)
+            m = np.empty((len(c), 3, 3))
+            m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = a00, a01, a02
+            m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = a01, a11, a12
+            m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = a02, a12, a22
             ok = np.abs(np.linalg.det(m)) > 1e-6
             delta = np.zeros((len(c), 3))
             if ok.any():
                 delta[ok] = np.linalg.solve(m[ok], np.stack([b0, b1, b2], -1)[ok][..., None])[..., 0]
             r += delta[:, 2]
+            c += delta[:, :2]
+            moved = np.abs(delta).max(initial=0.0)
         else:
             det = a00 * a11 - a01 * a01
             ok = det > 1e-6
             det = np.where(ok, det, 1.0)
-            delta = np.where(ok[:, None], np.stack([(a11 * b0 - a01 * b1) / det, (a00 * b1 - a01 * b0) / det], -1), 0.0)
-        c += delta[:, :2]
-        if np.abs(delta).max(initial=0.0) < 1e-3:
+            d0 = np.where(ok, (a11 * b0 - a01 * b1) / det, 0.0)
+            d1 = np.where(ok, (a00 * b1 - a01 * b0) / det, 0.0)
+            c[:, 0] += d0
+            c[:, 1] += d1
+            moved = max(np.abs(d0).max(initial=0.0), np.abs(d1).max(initial=0.0))
+        if moved < 1e-3:
             break
     dx, dy = px - c[:, :1], py - c[:, 1:]
     res = np.sqrt(dx * dx + dy * dy) - r[:, None]
@@ -175,13 +192,33 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
 def masked_median(values: np.ndarray, mask: np.ndarray, default: float = 0.0) -> np.ndarray:
     """Median of each row of ``values`` (n, K) over the entries where ``mask`` is True (``default``
     for a row with none). Sorting K ~ 32 values per row is far cheaper than ``np.nanmedian``."""
-    a = np.sort(np.where(mask, values, np.inf), axis=1)
-    count = mask.sum(axis=1)
-    lo = np.take_along_axis(a, np.maximum((count - 1) // 2, 0)[:, None], 1)[:, 0]
-    hi = np.take_along_axis(a, np.maximum(count // 2, 0)[:, None], 1)[:, 0]
-    return np.where(count > 0, 0.5 * (lo + hi), default)
+    return _MaskedMedian(mask)(values, default)
 
 
-def _robust_scale(res: np.ndarray, w: np.ndarray, floor: float) -> np.ndarray:
-    """1.4826 times the median absolute residual of the points with weight, per ball."""
-    return np.maximum(1.4826 * masked_median(np.abs(res), w > 0, floor), floor)
+class _MaskedMedian:
+    """:func:`masked_median` over one mask, for many arrays of values: where the middle entries of
+    each row's sorted values lie is worked out once."""
+
+    def __init__(self, mask: np.ndarray):
+        self.mask = mask
+        count = mask.sum(axis=1)
+        self.some = count > 0
+        self.rows = np.arange(len(mask))
+        self.lo = np.maximum((count - 1) // 2, 0)
+        self.hi = np.maximum(count // 2, 0)
+
+    def __call__(self, values: np.ndarray, default: float) -> np.ndarray:
+        a = np.where(self.mask, values, np.inf)
+        a.sort(axis=1)
+        return np.where(self.some, 0.5 * (a[self.rows, self.lo] + a[self.rows, self.hi]), default)
+
+
+class _RobustScale:
+    """1.4826 times the median absolute residual of the points with weight (``mask`` (n, K)), per
+    ball, at least ``floor``."""
+
+    def __init__(self, mask: np.ndarray, floor: float):
+        self.median, self.floor = _MaskedMedian(mask), floor
+
+    def __call__(self, res: np.ndarray) -> np.ndarray:
+        return np.maximum(1.4826 * self.median(np.abs(res), self.floor), self.floor)

@@ -29,6 +29,8 @@ from calibration.table import TableProfile
 __all__ = ["TableView"]
 
 _OUTLINE_SAMPLES = 16  # points on a ball's outline: the mean of 16 is the ellipse's centre to ~1e-3 px
+_OUTLINE_ANGLES = np.linspace(0.0, 2 * math.pi, _OUTLINE_SAMPLES, endpoint=False)
+_OUTLINE_UNIT = np.stack([np.cos(_OUTLINE_ANGLES), np.sin(_OUTLINE_ANGLES)], -1)  # (S, 2)
 
 
 class TableView:
@@ -73,7 +75,9 @@ class TableView:
         if n == 0:
             return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
         r = self.r_mm
-        s = np.c_[xy, np.broadcast_to(np.asarray(lift_mm, dtype=np.float64) + r, (n,))]  # (N, 3) centres
+        s = np.empty((n, 3))  # (N, 3) centres
+        s[:, :2] = xy
+        s[:, 2] = np.asarray(lift_mm, dtype=np.float64) + r
         # dual quadric of each sphere: [[s s^T - r^2 I, s], [s^T, 1]]
         q = np.zeros((n, 4, 4))
         q[:, :3, :3] = s[:, :, None] * s[:, None, :] - r * r * np.eye(3)
@@ -87,14 +91,12 @@ class TableView:
         k = np.einsum("ni,nij,nj->n", centre, m, centre) - conic[:, 2, 2]  # (p - c)^T M (p - c) = k on the outline
         lam, vec = np.linalg.eigh(m)
         axes = np.sqrt(np.maximum(k[:, None] / lam, 0.0))  # (N, 2) semi-axes along vec's columns
-        t = np.linspace(0.0, 2 * math.pi, _OUTLINE_SAMPLES, endpoint=False)
-        unit = np.stack([np.cos(t), np.sin(t)], -1)  # (S, 2)
-        pts = centre[:, None, :] + np.einsum("nij,nsj->nsi", vec, unit[None, :, :] * axes[:, None, :])
+        pts = centre[:, None, :] + np.einsum("nij,nsj->nsi", vec, _OUTLINE_UNIT[None, :, :] * axes[:, None, :])
         proj = s @ self.P[:, :3].T + self.P[:, 3]
         proj = proj[:, :2] / proj[:, 2:3]
-        if self._has_lens:
-            pts = self.cal.distort_px(pts.reshape(-1, 2)).reshape(n, _OUTLINE_SAMPLES, 2)
-            proj = self.cal.distort_px(proj)
+        if self._has_lens:  # through the lens, outlines and centres in one call (point by point: the same)
+            both = self.cal.distort_px(np.concatenate([pts.reshape(-1, 2), proj]))
+            pts, proj = both[:-n].reshape(n, _OUTLINE_SAMPLES, 2), both[-n:]
         sil = pts.mean(axis=1)
         radius = np.linalg.norm(pts - sil[:, None, :], axis=2).mean(axis=1)
         return sil, proj, radius
@@ -142,10 +144,12 @@ class TableView:
     def lift_from_radius(self, sil_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
         """How far above the cloth (mm, the ball's bottom) balls seen centred at ``sil_px`` with
         outline radius ``radius_px`` are: the apparent size scales as one over the distance from the
-        camera, so a ball seen r' / r times larger than at rest is that much nearer along its ray."""
+        camera, so a ball seen r' / r times larger than at rest is that much nearer along its ray.
+        ``radius_px`` may hold several radii per ball, (..., N): the lifts come out in its shape
+        (the picture is mapped to the table once for all of them)."""
         sil = np.asarray(sil_px, dtype=np.float64).reshape(-1, 2)
         if len(sil) == 0:
-            return np.zeros(0)
+            return np.zeros(np.shape(radius_px))
         rest = self.radius_at_px(sil)
         c = self.camera_xyh_mm
         xy_rest = self._to_table(sil, np.zeros(len(sil)))

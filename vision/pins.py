@@ -66,6 +66,7 @@ class PinWatcher:
         self._template: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = [None] * n
         self._anchor = np.array([cal.to_image_px(np.array([p.xy_mm]), h_mm=p.height_mm / 2)[0] for p in profile.pins]).reshape(n, 2)
         self._started = False
+        self._last_match: list[tuple | None] = [None] * n  # per pin: template, picture, mask and answer of its last match
         self._blob_offset = np.zeros((n, 2))
         self._state = np.full(n, PinState.STANDING, np.uint8)
         self._xy = self._spot.copy()
@@ -116,8 +117,7 @@ class PinWatcher:
             grey = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
             if grey.shape[0] < tmpl.shape[0] or grey.shape[1] < tmpl.shape[1]:
                 continue
-            found = cv2.matchTemplate(grey, tmpl, cv2.TM_CCOEFF_NORMED, mask=mask)
-            _, best, _, (bx, by) = cv2.minMaxLoc(np.nan_to_num(found, nan=-1.0, posinf=-1.0, neginf=-1.0))
+            best, (bx, by) = self._match(i, grey, tmpl, mask)
             if best >= _MATCH:
                 shift_px = np.array([x0 + bx, y0 + by], dtype=np.float64) - corner
                 centre_px = corner + (tmpl.shape[1] / 2, tmpl.shape[0] / 2)
@@ -130,6 +130,19 @@ class PinWatcher:
             else:
                 self._observe(i, PinState.DOWN, self._fallen_at(i, pin, score), float(1.0 - best))
         return PinDetections(self.ids, self._xy.copy(), self._state.copy(), self._score.copy())
+
+    def _match(self, i: int, grey: np.ndarray, tmpl: np.ndarray, mask: np.ndarray) -> tuple[float, tuple[int, int]]:
+        """The best normalised correlation of pin ``i``'s template ``tmpl`` (its pixels ``mask``) in
+        ``grey``, and where (the corner, px of ``grey``). A masked correlation costs most of a
+        millisecond: when the picture and the mask are those of the pin's last match, bit for bit (a
+        still picture: video codecs repeat what does not move), the last answer is given again."""
+        last = self._last_match[i]
+        if last is not None and last[0] is tmpl and np.array_equal(last[1], grey) and np.array_equal(last[2], mask):
+            return last[3]
+        found = cv2.matchTemplate(grey, tmpl, cv2.TM_CCOEFF_NORMED, mask=mask)
+        _, best, _, loc = cv2.minMaxLoc(np.nan_to_num(found, nan=-1.0, posinf=-1.0, neginf=-1.0))
+        self._last_match[i] = (tmpl, grey, mask, (best, loc))
+        return best, loc
 
     def _fallen_at(self, i: int, pin, score: np.ndarray) -> np.ndarray:
         """Where a fallen pin lies: the middle of the foreground blob nearest its spot (on the

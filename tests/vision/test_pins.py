@@ -67,3 +67,42 @@ def test_a_fallen_pin_is_neither_occluder_nor_ball(bar, pin, lean):
     assert all(len(f.occluders) == 0 for f in out), [len(f.occluders) for f in out]
     assert out[-1].pins.state[[q.id for q in bar.profile.pins].index(pin)] == PinState.DOWN
     assert len(out[-1].balls) == 0, out[-1].balls.xy_mm
+
+
+def test_a_repeated_picture_reuses_the_match_and_a_new_one_does_not(bar, monkeypatch):
+    """The pins' masked correlation is skipped only when the picture and the mask are those of the
+    pin's last match, bit for bit; what it gives is what the correlation gives."""
+    import cv2
+
+    import vision.pins as pins_module
+
+    rng = np.random.default_rng(5)
+    up = bar.render([BallPose("red", (800.0, 450.0))])
+    calls = []
+    real = cv2.matchTemplate
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    det = bar.detector()
+    run(det, [up, noisy(up, rng)])
+    watcher = det._pins
+    image = noisy(up, rng)
+    score = det._last_score
+    monkeypatch.setattr(pins_module.cv2, "matchTemplate", counted)
+    first = watcher.detect(image, score, np.zeros((0, 2)), np.zeros(0))
+    n = len(calls)
+    assert n == len(bar.profile.pins)
+    again = watcher.detect(image.copy(), score, np.zeros((0, 2)), np.zeros(0))
+    assert len(calls) == n  # the same picture: no new correlation
+    assert np.array_equal(first.state, again.state) and np.array_equal(first.score, again.score)
+    other = noisy(up, rng)
+    fresh = watcher.detect(other, score, np.zeros((0, 2)), np.zeros(0))
+    assert len(calls) == 2 * n  # a new picture: every pin matched again
+    for i, pin in enumerate(bar.profile.pins):  # and the answer is the correlation's own
+        tmpl, _, fp = watcher._template[i]
+        x0, y0, x1, y1 = watcher._box[i]
+        grey = cv2.cvtColor(other[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        found = real(grey, tmpl, cv2.TM_CCOEFF_NORMED, mask=fp.astype(np.float32))
+        assert fresh.score[i] == pytest.approx(float(np.nan_to_num(found, nan=-1.0).max()), abs=1e-6)
