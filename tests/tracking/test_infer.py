@@ -586,6 +586,50 @@ def test_a_ball_frozen_to_a_cushion_pushed_into_it_bounces_at_the_contact():
     assert c.cushion == "L" and abs(c.t_s - hit.t_s) < 1e-3 and abs(c.t_s - t_c) < 2 / 30
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_ball_frozen_to_a_cushion_struck_along_it_by_a_ball_just_off_that_cushion_bounces_at_the_contact(fps):
+    # r1 rests against the bottom cushion; the cue ball comes down onto that cushion at 1.2 m/s, bounces
+    # off it and 2 ms later, 1 mm off the line, hits r1 almost full along the cushion: the line of centres
+    # has a part into the cushion (the striker can lie no nearer the line than the frozen ball) though the
+    # cue ball's piece in, drawn on past its bounce, puts it beyond the line at the blow
+    W = FICHA.width_mm
+    yl = W - R
+    t0, t_b, t_c = 1.5, 1.8, 1.802
+    v_in = np.array([1000.0, 660.0])
+    v_out = np.array([1000.0, -500.0])
+    at_b = np.array([400.0, yl])
+    at_c = at_b + v_out * (t_c - t_b)
+    start = at_b - v_in * (t_b - t0)
+    red = np.array([at_c[0] + math.sqrt((2 * R) ** 2 - (yl - at_c[1]) ** 2), yl])
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(v_in)),
+              Leg(t_b, tuple(at_b), tuple(v_out)), Leg(t_c, tuple(at_c), (50.0, -480.0), 600.0))
+    scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_c, tuple(red), (500.0, -2.0), 800.0))
+    cue_stick(tuple(start), math.degrees(math.atan2(v_in[1], v_in[0])), t0, scene)
+    evs = events(scene, fps=fps, t_end=5.5)
+    (hit,) = of(evs, BallBall)
+    assert {hit.a, hit.b} == {"cue", "r1"}
+    cushions = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert [c.cushion for c in cushions] == ["B1"] and abs(cushions[0].t_s - t_c) < 1 / fps
+
+
+def test_a_ball_frozen_to_a_cushion_struck_along_it_by_a_ball_frozen_to_it_too_does_not_bounce():
+    # the cue ball and r1 both rest against the bottom cushion; the cue strikes the cue ball along it into
+    # r1: the line of centres lies along the cushion, no part of the blow goes into it
+    W = FICHA.width_mm
+    yl = W - R
+    t0, v = 1.5, 800.0
+    t_c = t0 + (300.0 - 2 * R) / v
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (100.0, yl)), Leg(t0, (100.0, yl), (v, 0.0)), Leg(t_c, (400.0 - 2 * R, yl), (40.0, 0.0), 400.0))
+    scene.add("r1", "red", Leg(0.0, (400.0, yl)), Leg(t_c, (400.0, yl), (0.6 * v, 0.0), 800.0))
+    cue_stick((100.0, yl), 0.0, t0, scene)
+    evs = events(scene, t_end=5.5)
+    (hit,) = of(evs, BallBall)
+    assert {hit.a, hit.b} == {"cue", "r1"}
+    assert [c for c in of(evs, BallCushion) if c.ball == "r1"] == []
+
+
 def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     # a jump shot across the top middle pocket's mouth, 60 mm up: seen in the air beyond the table's
     # edge, beside the drop circle, it fell in no pocket

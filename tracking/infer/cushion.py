@@ -279,11 +279,23 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
         for line in g.main_lines:
             d = float(line.distance(b.r0))
             n_in = -line.inward * float(n[line.axis])  # the part of the blow into the cushion
+            d_a = float(line.distance(pa))
+            if d_a < 0.0 and line.spans(pa, ctx.R):
+                # the striker's path beyond the line: it bounced off this cushion just before the blow
+                # and the piece that reached it was drawn on past its bounce; mirrored, it is on the table
+                na = b.r0 - pa
+                na[line.axis] += 2.0 * line.inward * d_a
+                n_in = -line.inward * float(na[line.axis]) / max(float(np.linalg.norm(na)), 1e-9)
             if not line.spans(b.r0) or d > cfg.bounce_reach_mm:
                 continue
             if any(e.ball == b.id and e.cushion == line.id and abs(e.t_s - c.t) < 2 * dt for e in out):
                 continue  # its bounce was seen
-            if d <= frozen and n_in > 0.005:
+            # the striker's centre can lie no nearer the cushion's line than the frozen ball's: its blow
+            # has a part into the cushion, however small (struck along it, the line of centres' angle is
+            # lost in the noise of the striker's place), unless the striker lies on the line too (a ball
+            # that rested frozen to the same cushion and was sent along it)
+            along = a.r0 is not None and abs(float(line.distance(a.r0))) <= frozen and abs(float(line.distance(pa))) <= 3.0 * frozen
+            if d <= frozen and (n_in > -cfg.frozen_along_cos if not along else n_in > cfg.frozen_along_cos):
                 # a ball against the cushion pushed with any part of the blow into it bounces off it at once
                 out.append(BallCushion(t_s=c.t + 1e-4, ball=b.id, cushion=line.id, xy_mm=line.contact_point(b.r0),
                                        confidence=0.85))
