@@ -95,6 +95,8 @@ def run(job: tuple) -> list[dict]:
             row["inferred_near"] = near_inf
             return row
 
+        out.append({"what": "count", "true": len(tc), "inferred": len(ic), "matched": len(mc),
+                    "within": sum(1 for a, b in mc if abs(a.t_s - b.t_s) <= period + 1e-12)})
         for e in tc:
             pair = [b for a, b in mc if a is e]
             if not pair:
@@ -156,12 +158,20 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for r in pool.map(run, jobs):
             rows += r
+    tot = collections.Counter()
+    for r in rows:
+        if r["what"] == "count":
+            tot.update({k: v for k, v in r.items() if k != "what"})
+    rows = [r for r in rows if r["what"] != "count"]
     counts = collections.Counter()
     for r in rows:
         c = classify(r)
         counts[(r["what"], c)] += 1
         print(f"{r['what']:6s} [{c}] " + " ".join(f"{k}={v}" for k, v in r.items() if k != "what"))
     print()
+    print(f"cushions: {tot['true']} true, {tot['inferred']} inferred, {tot['matched']} matched "
+          f"(recall {100 * tot['matched'] / max(tot['true'], 1):.2f} %, precision {100 * tot['matched'] / max(tot['inferred'], 1):.2f} %), "
+          f"{tot['within']} within a frame period ({100 * tot['within'] / max(tot['matched'], 1):.2f} % of those matched)")
     for (what, c), n in counts.most_common():
         print(f"{n:4d}  {what:6s} {c}")
     return 0

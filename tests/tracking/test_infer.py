@@ -542,6 +542,27 @@ def test_a_slow_roll_into_a_cushion_that_hardly_comes_back_is_a_bounce(fps):
     assert c.ball == "cue" and c.cushion == "B1" and abs(c.t_s - t_hit) < 1 / fps
 
 
+@pytest.mark.parametrize("v_in, v_out, angle_deg", [(90.0, 50.0, 35.0), (60.0, 30.0, 75.0)])
+def test_a_slow_bounce_is_timed_at_its_apex_not_at_a_dip_of_the_noise_beside_it(v_in, v_out, angle_deg):
+    # a ball slowing as it rolls (70 mm/s^2) comes onto the bottom cushion at 60 fps and leaves it slower:
+    # a few millimetres either side of the line, where the noise makes dips a sample or two from the
+    # apex that look like one (with these noise draws the V was fitted two and three frames late)
+    W = FICHA.width_mm
+    dec, t_hit, t0 = 70.0, 2.5, 1.7
+    a = math.radians(angle_deg)
+    u_in, u_out = np.array([math.cos(a), math.sin(a)]), np.array([math.cos(a), -math.sin(a)])
+    v0 = v_in + dec * (t_hit - t0)
+    hit = np.array([500.0, W - R])
+    start = hit - u_in * (v0 * (t_hit - t0) - 0.5 * dec * (t_hit - t0) ** 2)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(u_in * v0), dec),
+              Leg(t_hit, tuple(hit), tuple(u_out * v_out), dec))
+    still(scene, "r1", (1100.0, 200.0))
+    cue_stick(tuple(start), angle_deg, t0, scene)
+    (c,) = of(events(scene, fps=60.0, t_end=3.6, seed=10), BallCushion)
+    assert c.cushion == "B1" and abs(c.t_s - t_hit) < 1 / 60.0
+
+
 def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_sees_it_go_in():
     # r1 rests 15 mm off the left cushion's line; the cue ball, rolling left at 1.5 m/s, hits it half
     # ball (the line of centres at 45 degrees): r1 reaches the cushion 20 ms later, before a frame
@@ -606,7 +627,7 @@ def test_a_ball_frozen_to_a_cushion_struck_along_it_by_a_ball_just_off_that_cush
               Leg(t_b, tuple(at_b), tuple(v_out)), Leg(t_c, tuple(at_c), (50.0, -480.0), 600.0))
     scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_c, tuple(red), (500.0, -2.0), 800.0))
     cue_stick(tuple(start), math.degrees(math.atan2(v_in[1], v_in[0])), t0, scene)
-    evs = events(scene, fps=fps, t_end=5.5)
+    evs = events(scene, fps=fps, t_end=3.4)
     (hit,) = of(evs, BallBall)
     assert {hit.a, hit.b} == {"cue", "r1"}
     cushions = [c for c in of(evs, BallCushion) if c.ball == "r1"]
@@ -624,7 +645,7 @@ def test_a_ball_frozen_to_a_cushion_struck_along_it_by_a_ball_frozen_to_it_too_d
     scene.add("cue", "white", Leg(0.0, (100.0, yl)), Leg(t0, (100.0, yl), (v, 0.0)), Leg(t_c, (400.0 - 2 * R, yl), (40.0, 0.0), 400.0))
     scene.add("r1", "red", Leg(0.0, (400.0, yl)), Leg(t_c, (400.0, yl), (0.6 * v, 0.0), 800.0))
     cue_stick((100.0, yl), 0.0, t0, scene)
-    evs = events(scene, t_end=5.5)
+    evs = events(scene, t_end=3.2)
     (hit,) = of(evs, BallBall)
     assert {hit.a, hit.b} == {"cue", "r1"}
     assert [c for c in of(evs, BallCushion) if c.ball == "r1"] == []

@@ -105,6 +105,7 @@ class InferConfig:
     graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
     bounce_window_s: float = 0.3  # a bounce's arms are fitted over at most this long either side ...
     bounce_chi2: float = 4.0  # ... as long as a straight line fits them within this many noise variances a sample
+    apex_window_s: float = 0.05  # ... its apex is the sample nearest the line within this of it
     bounce_gap_s: float = 0.2  # no ball bounces off one cushion twice this soon (a V in the noise beside a bounce is the same one)
     bounce_reach_mm: float = 60.0  # a ball at rest this close to a cushion, struck into it and first seen coming away, bounced ...
     bounce_min_cos: float = 0.15  # ... when the blow sends it into the cushion at least this squarely

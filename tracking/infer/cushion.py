@@ -134,8 +134,11 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
     clear = max(3.0 * m.noise_scale * m.sigma0, cfg.cushion_tol_mm / 2)
     found: list[tuple[Bounce, np.ndarray]] = []
     for j in range(1, len(k) - 1):
-        if not (d[j] <= d[j - 1] and d[j] <= d[j + 1]):
-            continue  # not the sample nearest the line
+        # the sample nearest the line within apex_window_s (a dip of the noise a sample or two from the
+        # apex is none)
+        near = np.abs(t - t[j]) <= cfg.apex_window_s + 1e-9
+        if d[j] > d[near].min() or d[j] > min(d[j - 1], d[j + 1]):
+            continue
         if d[j] > cfg.cushion_tol_mm + max(d[j - 1] - d[j], d[j + 1] - d[j]):
             continue  # it stayed clear of the line by more than a frame's way across
         best = None
