@@ -105,6 +105,15 @@ def run(job: tuple) -> list[dict]:
                 r = context(e, "late")
                 r["dt_ms"] = round(1000 * (pair[0].t_s - e.t_s), 1)
                 out.append(r)
+        ib = [e for e in ish if isinstance(e, BallBall)]
+        for a, b in _match(tbb, ib, lambda e: frozenset((e.a, e.b)), 2 * period + 1e-6):
+            if abs(a.t_s - b.t_s) > period + 1e-12:
+                ia, iba = clip.ball_ids.index(a.a), clip.ball_ids.index(a.b)
+                f = int(np.clip(np.searchsorted(clip.t_s, a.t_s), 1, clip.n_frames - 2))
+                sp = [round(float(np.linalg.norm(clip.xy[f + 1, q] - clip.xy[f - 1, q]) * fps / 2), 0) for q in (ia, iba)]
+                out.append({"clip": clip.name, "fps": fps, "what": "late ball-ball", "ball": f"{a.a}-{a.b}", "cushion": "",
+                            "t": round(a.t_s, 4), "dt_ms": round(1000 * (b.t_s - a.t_s), 1), "speeds_after": sp,
+                            "others_within_0.1s": sum(1 for o in tbb if o is not a and abs(o.t_s - a.t_s) < 0.1)})
         for e in ic:
             if not any(b is e for _, b in mc):
                 r = context(e, "false")
@@ -115,6 +124,8 @@ def run(job: tuple) -> list[dict]:
 
 
 def classify(r: dict) -> str:
+    if r["what"] == "late ball-ball":
+        return "in a cluster (another contact within 0.1 s)" if r["others_within_0.1s"] else "alone"
     if r.get("speed_in") is None:
         return "unknown"
     if r["what"] == "false":

@@ -563,6 +563,30 @@ def test_a_slow_bounce_is_timed_at_its_apex_not_at_a_dip_of_the_noise_beside_it(
     assert c.cushion == "B1" and abs(c.t_s - t_hit) < 1 / 60.0
 
 
+@pytest.mark.parametrize("late_s", [0.0, 0.011, 0.022])
+def test_a_ball_turned_into_a_cushion_by_a_contact_and_back_out_before_the_next_frame_bounced(late_s):
+    # the cue ball rolls right at 1.5 m/s, 15 mm off the bottom cushion's line, and hits r1 (on the
+    # table's side of its path) a little over half ball: turned into the cushion at 650 mm/s, it bounces
+    # off it 23 ms later and is first seen coming away; its way out, drawn back to the contact, lies
+    # 9 mm beyond the line (the contact at three phases of the 30 fps frames)
+    W = FICHA.width_mm
+    t0, t_c, gap = 1.5, 2.0 + late_s, 15.0
+    cue_c = np.array([500.0, W - R - gap])
+    n = np.array([math.cos(math.radians(60)), -math.sin(math.radians(60))])
+    vc = np.array([1500.0, 0.0])
+    v1 = vc - (vc @ n) * n
+    t_hit = t_c + gap / v1[1]
+    start = cue_c - vc * (t_c - t0)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(vc)), Leg(t_c, tuple(cue_c), tuple(v1)),
+              Leg(t_hit, tuple(cue_c + v1 * (t_hit - t_c)), (v1[0], -0.6 * v1[1]), 1500.0))
+    scene.add("r1", "red", Leg(0.0, tuple(cue_c + 2 * R * n)), Leg(t_c, tuple(cue_c + 2 * R * n), tuple((vc @ n) * n), 1500.0))
+    cue_stick(tuple(start), 0.0, t0, scene)
+    evs = events(scene, t_end=3.6)
+    (c,) = of(evs, BallCushion)
+    assert (c.ball, c.cushion) == ("cue", "B1") and abs(c.t_s - t_hit) < 1 / 30
+
+
 def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_sees_it_go_in():
     # r1 rests 15 mm off the left cushion's line; the cue ball, rolling left at 1.5 m/s, hits it half
     # ball (the line of centres at 45 degrees): r1 reaches the cushion 20 ms later, before a frame

@@ -265,6 +265,33 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
             d = line.distance(p.at(ts))
             k = int(np.argmax(d <= 0.0)) if np.any(d <= 0.0) else int(np.argmin(d))
             out.append(BallCushion(t_s=float(ts[k]), ball=m.id, cushion=line.id, xy_mm=line.contact_point(m.r1), confidence=0.8))
+    # balls sent into a cushion by a contact and back out before a frame saw them again: the piece they
+    # are first seen on after it, drawn back to the contact, lies beyond a cushion's line
+    for c in contacts:
+        for i in (c.a, c.b):
+            m = ctx.motions[i]
+            after = [p for p in m.pieces if c.t < p.t_first <= c.t + 2.5 * dt]
+            before = [q for q in m.pieces if q.t_first < c.t]
+            if not after or not before or m.t_start is None or m.t_start > c.t - dt:
+                continue  # (a ball the contact set moving from rest: below)
+            p = after[0]
+            if any(o is not c and i in (o.a, o.b) and c.t < o.t < p.t_first for o in contacts):
+                continue  # another ball turned it in between
+            for line in g.main_lines:
+                back = float(line.distance(p.at(c.t)))
+                here = float(line.distance(before[-1].at(c.t)))
+                v_away = line.inward * float(p.velocity(p.t_first)[line.axis])
+                if back > -cfg.cushion_tol_mm or here < -cfg.cushion_tol_mm or v_away < cfg.min_dv_mm_s / 2:
+                    continue  # its way out of the contact does not cross the line, or it did not come from the table
+                ts = np.linspace(c.t, p.t_first, 201)
+                d = line.distance(p.at(ts))
+                k = int(np.argmax(d >= 0.0))
+                xy = p.at(float(ts[k]))
+                if d[k] < 0.0 or not line.spans(xy, ctx.R):
+                    continue
+                if any(isinstance(e, BallCushion) and e.ball == m.id and e.cushion == line.id and abs(e.t_s - float(ts[k])) < cfg.bounce_gap_s for e in out):
+                    continue  # its bounce was seen
+                out.append(BallCushion(t_s=float(ts[k]), ball=m.id, cushion=line.id, xy_mm=line.contact_point(xy), confidence=0.8))
     # balls struck while at rest against a cushion or near it
     for c in contacts:
         b = ctx.motions[c.b]
