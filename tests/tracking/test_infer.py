@@ -675,6 +675,28 @@ def test_a_ball_frozen_to_a_cushion_struck_along_it_by_a_ball_frozen_to_it_too_d
     assert [c for c in of(evs, BallCushion) if c.ball == "r1"] == []
 
 
+def test_a_ball_frozen_to_a_cushion_driven_into_it_and_coming_back_slowly_is_hit_when_the_striker_turns():
+    # r1 rests against the left cushion; the cue ball, rolling left at 350 mm/s, drives it into the
+    # cushion (line of centres 16 degrees off square) and is turned by it; r1 comes back out at 50 mm/s,
+    # so slowly that three frames see it off its place only 80 ms later. The contact is timed by the
+    # cue ball's turn, not by r1's start (60 fps)
+    t0, y, t_c = 1.5, 405.0, 2.3
+    n = np.array([-math.cos(math.radians(16)), -math.sin(math.radians(16))])
+    v = np.array([-350.0, 0.0])
+    at_c = np.array([R, y]) - 2 * R * n
+    start = at_c - v * (t_c - t0)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(v)),
+              Leg(t_c, tuple(at_c), tuple(v - 300.0 * n), 400.0))
+    scene.add("r1", "red", Leg(0.0, (R, y)), Leg(t_c, (R, y), (25.0, -43.0), 60.0))
+    cue_stick(tuple(start), 180.0, t0, scene)
+    evs = events(scene, fps=60.0, t_end=3.6)
+    (hit,) = of(evs, BallBall)
+    (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert {hit.a, hit.b} == {"cue", "r1"} and abs(hit.t_s - t_c) < 1 / 60
+    assert c.cushion == "L" and abs(c.t_s - t_c) < 1 / 60
+
+
 def test_a_ball_flying_over_a_pocket_mouth_is_off_the_table_not_potted():
     # a jump shot across the top middle pocket's mouth, 60 mm up: seen in the air beyond the table's
     # edge, beside the drop circle, it fell in no pocket

@@ -91,6 +91,7 @@ class InferConfig:
     # contacts
     contact_tol_mm: float = 8.0  # two paths this close to one ball width apart may touch
     contact_time_tol_s: float = 0.04  # the struck ball left within this of the striker's arrival
+    slow_start_s: float = 0.1  # ... and this much earlier for a ball leaving so slowly that move_mm takes it longer
     chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
     frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
     hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
