@@ -91,6 +91,7 @@ class InferConfig:
     # contacts
     contact_tol_mm: float = 8.0  # two paths this close to one ball width apart may touch
     contact_time_tol_s: float = 0.04  # the struck ball left within this of the striker's arrival
+    slow_start_s: float = 0.1  # ... and this much earlier for a ball leaving so slowly that move_mm takes it longer
     chain_gap_mm: float = 3.0  # balls closer than this at rest pass a hit on (a cluster)
     frozen_gap_mm: float = 2.0  # a ball this close to the struck ball at the strike is frozen to it
     hidden_confidence: float = 0.5  # an event under an occluder: the rules engine asks
@@ -101,9 +102,11 @@ class InferConfig:
     cushion_tol_mm: float = 5.0  # a kink this close to the line one radius off a cushion nose ...
     cushion_tol_s: float = 0.02  # ... plus its speed across the cushion times this (where pieces meet is less sure)
     frozen_cushion_mm: float = 1.0  # a ball resting this close to a cushion bounces off it when pushed in
+    frozen_along_cos: float = 0.1  # ... even struck along it, the line of centres this far (cosine) out of it, by a ball clear of its line
     graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
     bounce_window_s: float = 0.3  # a bounce's arms are fitted over at most this long either side ...
     bounce_chi2: float = 4.0  # ... as long as a straight line fits them within this many noise variances a sample
+    apex_window_s: float = 0.05  # ... its apex is the sample nearest the line within this of it
     bounce_gap_s: float = 0.2  # no ball bounces off one cushion twice this soon (a V in the noise beside a bounce is the same one)
     bounce_reach_mm: float = 60.0  # a ball at rest this close to a cushion, struck into it and first seen coming away, bounced ...
     bounce_min_cos: float = 0.15  # ... when the blow sends it into the cushion at least this squarely

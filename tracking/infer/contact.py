@@ -114,22 +114,33 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
         if b.i == ctx.striker or b.r0 is None or b.cause is not None:
             continue
         best: tuple[float, Contact] | None = None
+        p_b = b.pieces[0]
+        leaving = max(float(np.linalg.norm(p_b.velocity(p_b.t_first))), 1.0)
+        # a slow ball's start is seen late: it must go move_mm before three frames say it moved (a rack
+        # ball pressed into a cushion comes back at a few centimetres a second)
+        late = min(cfg.move_mm / leaving, cfg.slow_start_s)
         for a in ctx.motions:
             if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start + 0.25 * dt:
                 continue
-            t_geo, gap = _first_reach(a, b.r0, R2, b.t_start - 2.5 * dt, b.t_start + 1.0 * dt)
+            t_geo, gap = _first_reach(a, b.r0, R2, b.t_start - 2.5 * dt - late, b.t_start + 1.0 * dt)
             if gap > cfg.contact_tol_mm:
                 continue
             # weights: how sharply each estimate fixes the time
             va = _velocity_before(a, t_geo, dt)
+            if late > dt:
+                # b left too slowly for its start to time the contact, and a's path may never quite
+                # reach b's place (the closest approach has no speed of closing): a's own change of
+                # velocity there times it
+                turn = [k for k in a.kinks if not k.explained and abs(k.t - t_geo) <= 1.5 * dt]
+                if turn:
+                    k = min(turn, key=lambda k: abs(k.t - t_geo))
+                    t_geo, va = k.t, k.v_in
             pa = a.at(t_geo)
             n = (b.r0 - pa) / max(np.linalg.norm(b.r0 - pa), 1e-9)
             closing = max(float(va @ n), 1.0)
-            p_b = b.pieces[0]
-            leaving = max(float(np.linalg.norm(p_b.velocity(p_b.t_first))), 1.0)
             w_geo, w_back = closing ** 2, leaving ** 2
             t_c = (w_geo * t_geo + w_back * b.t_start) / (w_geo + w_back)
-            if abs(t_geo - b.t_start) > cfg.contact_time_tol_s + 2.0 * dt * (1.0 - min(1.0, leaving / 300.0)):
+            if abs(t_geo - b.t_start) > cfg.contact_time_tol_s + 2.0 * dt * (1.0 - min(1.0, leaving / 300.0)) + late:
                 continue
             score = abs(gap) / cfg.contact_tol_mm + abs(t_geo - b.t_start) / max(dt, 1e-3)
             conf = 0.97 - 0.25 * min(1.0, abs(gap) / cfg.contact_tol_mm)

@@ -134,8 +134,11 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
     clear = max(3.0 * m.noise_scale * m.sigma0, cfg.cushion_tol_mm / 2)
     found: list[tuple[Bounce, np.ndarray]] = []
     for j in range(1, len(k) - 1):
-        if not (d[j] <= d[j - 1] and d[j] <= d[j + 1]):
-            continue  # not the sample nearest the line
+        # the sample nearest the line within apex_window_s (a dip of the noise a sample or two from the
+        # apex is none)
+        near = np.abs(t - t[j]) <= cfg.apex_window_s + 1e-9
+        if d[j] > d[near].min() or d[j] > min(d[j - 1], d[j + 1]):
+            continue
         if d[j] > cfg.cushion_tol_mm + max(d[j - 1] - d[j], d[j + 1] - d[j]):
             continue  # it stayed clear of the line by more than a frame's way across
         best = None
@@ -262,6 +265,33 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
             d = line.distance(p.at(ts))
             k = int(np.argmax(d <= 0.0)) if np.any(d <= 0.0) else int(np.argmin(d))
             out.append(BallCushion(t_s=float(ts[k]), ball=m.id, cushion=line.id, xy_mm=line.contact_point(m.r1), confidence=0.8))
+    # balls sent into a cushion by a contact and back out before a frame saw them again: the piece they
+    # are first seen on after it, drawn back to the contact, lies beyond a cushion's line
+    for c in contacts:
+        for i in (c.a, c.b):
+            m = ctx.motions[i]
+            after = [p for p in m.pieces if c.t < p.t_first <= c.t + 2.5 * dt]
+            before = [q for q in m.pieces if q.t_first < c.t]
+            if not after or not before or m.t_start is None or m.t_start > c.t - dt:
+                continue  # (a ball the contact set moving from rest: below)
+            p = after[0]
+            if any(o is not c and i in (o.a, o.b) and c.t < o.t < p.t_first for o in contacts):
+                continue  # another ball turned it in between
+            for line in g.main_lines:
+                back = float(line.distance(p.at(c.t)))
+                here = float(line.distance(before[-1].at(c.t)))
+                v_away = line.inward * float(p.velocity(p.t_first)[line.axis])
+                if back > -cfg.cushion_tol_mm or here < -cfg.cushion_tol_mm or v_away < cfg.min_dv_mm_s / 2:
+                    continue  # its way out of the contact does not cross the line, or it did not come from the table
+                ts = np.linspace(c.t, p.t_first, 201)
+                d = line.distance(p.at(ts))
+                k = int(np.argmax(d >= 0.0))
+                xy = p.at(float(ts[k]))
+                if d[k] < 0.0 or not line.spans(xy, ctx.R):
+                    continue
+                if any(isinstance(e, BallCushion) and e.ball == m.id and e.cushion == line.id and abs(e.t_s - float(ts[k])) < cfg.bounce_gap_s for e in out):
+                    continue  # its bounce was seen
+                out.append(BallCushion(t_s=float(ts[k]), ball=m.id, cushion=line.id, xy_mm=line.contact_point(xy), confidence=0.8))
     # balls struck while at rest against a cushion or near it
     for c in contacts:
         b = ctx.motions[c.b]
@@ -279,11 +309,23 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
         for line in g.main_lines:
             d = float(line.distance(b.r0))
             n_in = -line.inward * float(n[line.axis])  # the part of the blow into the cushion
+            d_a = float(line.distance(pa))
+            if d_a < 0.0 and line.spans(pa, ctx.R):
+                # the striker's path beyond the line: it bounced off this cushion just before the blow
+                # and the piece that reached it was drawn on past its bounce; mirrored, it is on the table
+                na = b.r0 - pa
+                na[line.axis] += 2.0 * line.inward * d_a
+                n_in = -line.inward * float(na[line.axis]) / max(float(np.linalg.norm(na)), 1e-9)
             if not line.spans(b.r0) or d > cfg.bounce_reach_mm:
                 continue
             if any(e.ball == b.id and e.cushion == line.id and abs(e.t_s - c.t) < 2 * dt for e in out):
                 continue  # its bounce was seen
-            if d <= frozen and n_in > 0.005:
+            # the striker's centre can lie no nearer the cushion's line than the frozen ball's: its blow
+            # has a part into the cushion, however small (struck along it, the line of centres' angle is
+            # lost in the noise of the striker's place), unless the striker lies on the line too (a ball
+            # that rested frozen to the same cushion and was sent along it)
+            along = a.r0 is not None and abs(float(line.distance(a.r0))) <= frozen and abs(float(line.distance(pa))) <= 3.0 * frozen
+            if d <= frozen and (n_in > -cfg.frozen_along_cos if not along else n_in > cfg.frozen_along_cos):
                 # a ball against the cushion pushed with any part of the blow into it bounces off it at once
                 out.append(BallCushion(t_s=c.t + 1e-4, ball=b.id, cushion=line.id, xy_mm=line.contact_point(b.r0),
                                        confidence=0.85))
