@@ -16,8 +16,6 @@ import math
 import sys
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -27,8 +25,8 @@ CASES = [(60.0, 30.0, 75.0), (120.0, 60.0, 60.0), (40.0, 25.0, 80.0), (250.0, 15
 
 def main(argv=None) -> int:
     from calibration.table import resolve_profile
-    from tests.tracking._scripted import Leg, Scene, detections
-    from tests.tracking.test_infer import cue_stick
+    from tests.tracking._scripted import detections
+    from tests.tracking.test_infer import slow_bounce
     from tracking.events import BallCushion
     from tracking.infer import EventInferer, InferConfig
     from tracking.tracker import BallTracker
@@ -39,23 +37,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     a, b = (int(x) for x in args.seeds.split(":"))
     prof = resolve_profile("ficha")
-    R, W = prof.ball_radius_mm, prof.width_mm
     cfg = dataclasses.replace(InferConfig(), apex_window_s=args.apex_window)
-    dec, t_hit, t0 = 70.0, 2.5, 1.7
+    t_hit = 2.5
     for fps in (30.0, 60.0):
         n = within = found = extra = 0
         for seed in range(a, b):
             for v_in, v_out, angle in CASES:
-                r = math.radians(angle)
-                u_in, u_out = np.array([math.cos(r), math.sin(r)]), np.array([math.cos(r), -math.sin(r)])
-                v0 = v_in + dec * (t_hit - t0)
-                hit = np.array([500.0, W - R])
-                start = hit - u_in * (v0 * (t_hit - t0) - 0.5 * dec * (t_hit - t0) ** 2)
-                scene = Scene()
-                scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(u_in * v0), dec),
-                          Leg(t_hit, tuple(hit), tuple(u_out * v_out), dec))
-                scene.add("r1", "red", Leg(0.0, (1100.0, 200.0)))
-                cue_stick(tuple(start), angle, t0, scene)
+                scene = slow_bounce(v_in, v_out, angle, t_hit=t_hit)
                 tracker, inferer = BallTracker(prof), EventInferer(prof, cfg)
                 evs = []
                 for d in detections(scene, prof, fps, 4.5, seed=seed):
