@@ -47,8 +47,9 @@ def test_the_pipelines_results_become_the_stored_match_the_annotated_video_and_t
 
 def test_a_referee_run_folder_becomes_the_stored_match_and_its_report(with_standins, tmp_path):
     """cueref referee (the stand-in stages in place of vision and tracking) writes its run folder;
-    cueref report --run reads it back: the same calls, the tracks, the annotated video and the page."""
-    clip = load_clip("ficha/ball-touched")
+    cueref report --run reads it back: the same calls, the tracks, the annotated video and the page
+    (the shortest sample: what is checked is the run folder's way into the store, not the clip)."""
+    clip = load_clip("ficha/suicide")
     with_standins(clip)
     run_dir, store = tmp_path / "run", tmp_path / "m.sqlite"
     assert main(["-q", "referee", str(clip.video), "--game", "ficha", "--out", str(run_dir)]) == 0
