@@ -273,7 +273,7 @@ class BallTracker:
         named = [tr for tr in self.tracks if tr.ball >= 0 and tr.state != TrackState.IN_POCKET]
         cands = [tr for tr in self.tracks if tr.ball < 0]
         free = np.ones(len(meas), dtype=bool)
-        in_drop = np.array([self._in_pocket(zj) for zj in z], dtype=bool)
+        in_drop = self._in_pockets(z)
         matched: dict[int, tuple[int, int]] = {}  # track -> (detection, hypothesis: 0 straight, k>0 collision k, -1 reach pass)
 
         def run_pass(group: list[_Track], cost: np.ndarray, hyp: np.ndarray | None) -> None:
@@ -554,9 +554,16 @@ class BallTracker:
         return False
 
     def _in_pocket(self, xy: np.ndarray) -> bool:
+        return bool(self._in_pockets(np.asarray(xy, dtype=float)[None])[0])
+
+    def _in_pockets(self, xy: np.ndarray) -> np.ndarray:
+        """(m,) whether each of the points ``xy`` (m, 2) lies inside a pocket's drop circle."""
         g = self.geometry
         n = len(self.profile.pockets)
-        return n > 0 and bool(np.any(np.linalg.norm(g.pocket_xy[:n] - xy, axis=1) < g.pocket_r[:n]))
+        if n == 0 or len(xy) == 0:
+            return np.zeros(len(xy), dtype=bool)
+        d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
+        return np.any(d < g.pocket_r[None, :n], axis=1)
 
     def _layout_key(self, tr: _Track) -> tuple[float, float]:
         """Rack order: balls against an end cushion first (ficha 3.2: two at the end, then the sides),
