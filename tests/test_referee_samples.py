@@ -26,8 +26,6 @@ from tests.pipeline._standins import load_clip
 KNOWN_WRONG: dict[str, str] = {
     "bar-billiards/visit": "shot 6: the red set down in the D and struck before the tracker names it (its outline lost in its "
                            "shadow, vision scores it low): a false not_from_d (bar billiards 3b c)",
-    "brasileira/frame": "shot 10: the hand carrying the blue to its spot is seen once with no sure colour and named the red; "
-                        "the calls from there on follow from it",
     "ficha/double-hit": "the cue's second touch comes 6 ms after the strike, inside one frame: nothing in the frames shows it",
     "ficha/jump": "vision reads no height off a ball blurred at 2 m/s (it needs a round outline): the jump (ficha 5.4) is not seen",
     "ficha/off-table": "the jump before the cue ball leaves the table is not seen (as ficha/jump); miss and off_table are called",

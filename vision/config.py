@@ -65,6 +65,11 @@ class DetectorConfig:
     max_edge_rms: float = 0.06
     """RMS distance (in ball radii, plus 0.4 px) of the edges from the fitted circle: a ball's outline is
     a clean circle, two fingertips side by side are not."""
+    standing_shift: float = 0.5
+    """A ball that stood still and whose outline cannot be fitted now (a dark ball beside its own
+    shadow, at a look over the whole table) still stands where it was if a round ball-sized blob is
+    centred within this many radii of its place: that blob is the ball, not a thing hiding it. Larger
+    holds a ball that has started to roll at its old place for a frame longer."""
     chroma_balls: int = 40
     """Balls seen whole whose colour and brightness edges are compared before the video's chroma
     shift (a 4:2:0 codec's colour planes placed off its brightness, up to half a pixel) is taken as

@@ -279,19 +279,22 @@ class Detector:
                                                         np.concatenate([carried.xy_px, new.xy_px]))
         blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s,
                                                 np.concatenate([carried.xy_px, new.xy_px, packed.xy_px]))
-        occ_mask = self._occluder_mask(parts, self._discs(BallDetections.concat([carried, new]), 2.2, win))
+        stand = self._standing(parts, old, again & old_still & (old.state == BallState.VISIBLE))
+        held = old[stand].at(frame, t_s)
+        occ_mask = self._occluder_mask(parts, self._discs(BallDetections.concat([carried, held, new]), 2.2, win))
         new = BallDetections.concat([new, packed, blobs])
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
         new, new_rest = _settle(new, len(new) - len(blobs), old[~old_soft], old_rest[~old_soft], self.cfg)
-        seen = BallDetections.concat([carried, new])
+        seen = BallDetections.concat([carried, held, new])
         hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
-        self._still = np.concatenate([np.ones(len(carried), bool), self._new_still, np.ones(len(hidden), bool)])
-        self._soft = np.concatenate([old_soft[stays], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
+        self._still = np.concatenate([np.ones(len(carried) + len(held), bool), self._new_still, np.ones(len(hidden), bool)])
+        self._soft = np.concatenate([old_soft[stays], old_soft[stand], np.zeros(len(new) - len(blobs), bool), np.ones(len(blobs), bool),
                                      np.zeros(len(hidden), bool)])
-        self._rest = np.concatenate([np.c_[old_rest[stays, :1], np.ones(int(stays.sum()))], new_rest, np.zeros((len(hidden), 2))])
+        self._rest = np.concatenate([np.c_[old_rest[stays, :1], np.ones(int(stays.sum()))],
+                                     np.c_[old_rest[stand, :1], np.ones(int(stand.sum()))], new_rest, np.zeros((len(hidden), 2))])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
         pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
         balls = self._off_fallen_pins(balls, pins)
@@ -685,6 +688,38 @@ class Detector:
         """How near (grey levels, (n,)) a colour must be to the colours (n, 3) to be theirs: the edge
         contrast a ball needs, and a tenth of the colour's brightness (shading, texture)."""
         return 1.5 * self.cfg.min_edge_contrast + 0.1 * np.linalg.norm(colour, axis=1)
+
+    def _standing(self, parts: "_Parts", old: BallDetections, look: np.ndarray) -> np.ndarray:
+        """Which of the previous frame's balls (``look``: those that stood still and were looked at again)
+        still stand where they were though no outline was fitted: a round, ball-sized blob of the
+        leftover foreground is centred on the place (``standing_shift``). Such a blob is the ball (a
+        dark ball whose edge merges with its shadow, at a look over the whole table); taken for an
+        occluder, it would report its own ball hidden under itself. Marks the blobs used."""
+        stand = np.zeros(len(old), bool)
+        idx = np.nonzero(look)[0]
+        ids = parts.ids()
+        if not len(idx) or not ids:
+            return stand
+        r = self._r_low
+        cents = np.array([parts.centre(i) for i in ids])
+        at = (old.xy_px[idx] + 0.5) / self._scale - 0.5  # in the shrunk picture, as the blobs' centres
+        d = np.linalg.norm(cents[None] - at[:, None], axis=2)
+        for row, k in enumerate(idx):
+            j = int(np.argmin(d[row]))
+            i = ids[j]
+            if d[row, j] > self.cfg.standing_shift * r or parts.used[i]:
+                continue
+            if not 0.35 * math.pi * r * r <= parts.area(i) <= 2.2 * math.pi * r * r:  # with its shadow or halo
+                continue
+            m = cv2.moments(parts.mask(i), binaryImage=True)
+            c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+            minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
+            # roundish (a disc's spread is r/2 each way; the shadow's side may stay with the ball), not
+            # a cue's shaft or a finger across the place
+            if 0.3 * r <= minor and major <= 1.6 * minor:
+                stand[k] = True
+                parts.use([i])
+        return stand
 
     def _hidden(self, old: BallDetections, seen: BallDetections, occ_mask: np.ndarray, win: "_Window", frame: int,
                 t_s: float) -> BallDetections:

@@ -108,6 +108,31 @@ def test_a_ball_standing_still_is_never_absorbed(ficha):
     assert all(len(d.balls) == 3 and (d.balls.state == BallState.VISIBLE).all() for d in out[-5:])
 
 
+def test_a_still_ball_whose_outline_fails_at_a_whole_table_look_stays_where_it_stood():
+    """At the look over the whole table every ball is fitted again. A black ball's edge can merge with
+    its shadow so that no outline fits; its own blob, left over, must not be taken for an occluder
+    that hides it (reported occluded, it let a cue tip nearby take its track). It stands as it was;
+    once it is gone from the picture it is gone."""
+    import dataclasses
+
+    t = table("brasileira", seed=5)
+    rng = np.random.default_rng(RNG_SEED + 5)
+    black, cue = BallPose("black", (2200.0, 450.0)), BallPose("cue", (2200.0, 700.0))
+    scene = t.render([black, cue])
+    det = t.detector()
+    run(det, [noisy(scene, rng) for _ in range(3)])
+    assert len(det.detect(noisy(scene, rng), 3, 0.1).balls) == 2
+    # from now on no outline fits, and no blob stands out from the cloth as a ball found only as a blob
+    det.cfg = dataclasses.replace(det.cfg, min_visible=2.0, max_edge_rms=-1.0, min_edge_contrast=1000.0)
+    d = det.detect(noisy(scene, rng), 4, 2.5)  # the whole table looked at again (every 2 s)
+    k = match(d.balls, t.px([black.xy_mm]), 2.0)[0]
+    assert k >= 0 and d.balls.state[k] == BallState.VISIBLE and d.balls.label[k] == "black"
+    assert np.linalg.norm(d.balls.xy_mm[k] - black.xy_mm) < 1.5
+    assert len(d.occluders) == 0
+    gone = det.detect(noisy(t.render([cue]), rng), 5, 5.0)
+    assert match(gone.balls, t.px([black.xy_mm]), 10.0)[0] < 0
+
+
 def test_a_repeated_frame_is_flagged(ficha):
     frame = ficha.render([BallPose("cue", (500.0, 300.0))])
     out = run(ficha.detector(), [frame, frame])
