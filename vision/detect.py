@@ -296,7 +296,8 @@ class Detector:
         self._rest = np.concatenate([np.c_[old_rest[stays, :1], np.ones(int(stays.sum()))],
                                      np.c_[old_rest[stand, :1], np.ones(int(stand.sum()))], new_rest, np.zeros((len(hidden), 2))])
         self._occ = [o for o in self._occ if not win.overlaps(o[1])] + self._occluders(occ_mask, win)
-        pins = self._pins.detect(image, score, balls.xy_px, balls.radius_px) if self._pins is not None else PinDetections.empty()
+        pins = (self._pins.detect(image, score, balls.xy_px, balls.radius_px, changed=None if full else region)
+                if self._pins is not None else PinDetections.empty())
         balls = self._off_fallen_pins(balls, pins)
         self._last_score = score
         # the balls and their shadows are never learnt as cloth; not a ball found only as a blob: what is

@@ -96,14 +96,21 @@ class PinWatcher:
         self._state, self._xy, self._score = old._state.copy(), old._xy.copy(), old._score.copy()
         self._template = list(old._template)
 
-    def detect(self, image: np.ndarray, score: np.ndarray, balls_px: np.ndarray, balls_r: np.ndarray) -> PinDetections:
+    def detect(self, image: np.ndarray, score: np.ndarray, balls_px: np.ndarray, balls_r: np.ndarray,
+               changed: np.ndarray | None = None) -> PinDetections:
         """Pin states from the frame (full resolution), its foreground score against the cloth
         background (shrunk picture) and the balls found (centres (n, 2), radii (n,), px: a ball
-        against a pin hides part of it)."""
+        against a pin hides part of it). ``changed`` (bool, the shrunk picture): where the picture
+        changed since it was last examined; a pin with no change round it, and no new state waiting
+        to be confirmed, stands as it was (its template match, a few milliseconds, is not made)."""
         if not self._started:
             self.start(image)
         for i, pin in enumerate(self.profile.pins):
             x0, y0, x1, y1 = self._box[i]
+            if changed is not None and not self._pending_count[i]:
+                s = self.scale
+                if not changed[y0 // s:y1 // s + 1, x0 // s:x1 // s + 1].any():
+                    continue
             if self._template[i] is None:
                 self._observe(i, PinState.DOWN, self._fallen_at(i, pin, score), 0.5)
                 continue

@@ -106,3 +106,33 @@ def test_a_repeated_picture_reuses_the_match_and_a_new_one_does_not(bar, monkeyp
         grey = cv2.cvtColor(other[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
         found = real(grey, tmpl, cv2.TM_CCOEFF_NORMED, mask=fp.astype(np.float32))
         assert fresh.score[i] == pytest.approx(float(np.nan_to_num(found, nan=-1.0).max()), abs=1e-6)
+
+
+def test_only_the_pins_where_the_picture_changed_are_matched_again(bar, monkeypatch):
+    """A ball rolling far from the pins leaves them as they stood, unmatched (a masked correlation
+    costs milliseconds a pin); a pin knocked over is still seen, since its picture changes."""
+    import cv2
+
+    import vision.pins as pins_module
+
+    rng = np.random.default_rng(6)
+    calls = []
+    real = cv2.matchTemplate
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    det = bar.detector()
+    run(det, [noisy(bar.render([BallPose("red", (300.0, 450.0))]), rng) for _ in range(3)])
+    monkeypatch.setattr(pins_module.cv2, "matchTemplate", counted)
+    for k, x in enumerate((330.0, 360.0, 390.0)):  # a ball rolling in the baulk end, far from every pin
+        d = det.detect(noisy(bar.render([BallPose("red", (x, 450.0))]), rng), 3 + k, (3 + k) / 30)
+        assert (d.pins.state == PinState.STANDING).all()
+    assert calls == []
+    pin = "black"
+    fallen = bar.render([BallPose("red", (390.0, 450.0))], pins=pins(bar.profile, {pin: 0.6}))
+    out = [det.detect(noisy(fallen, rng), 6 + k, (6 + k) / 30) for k in range(5)]
+    assert calls  # the fallen pin's picture changed: it was looked at
+    k = [q.id for q in bar.profile.pins].index(pin)
+    assert out[-1].pins.state[k] == PinState.DOWN
