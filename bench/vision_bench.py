@@ -291,10 +291,18 @@ def score_clip(job: tuple) -> dict:
 
 # ---- speed -----------------------------------------------------------------------------------------
 def time_clip(path: str, frames: int) -> dict:
-    """Decode and detect one clip frame by frame in one loop (one OpenCV thread): per-frame times."""
+    """Decode and detect one clip frame by frame in one loop (one OpenCV thread): per-frame times.
+
+    A frame's decoding time is what producing its BGR picture costs: the reader, left to itself,
+    converts the next frame's colours in a thread while the caller works (``_CONVERT_AHEAD``), and
+    timed frame by frame that conversion, most of the decoder's cost at 1080p, would hide behind the
+    detector's time. Here each frame is converted when it is asked for."""
     import cv2
 
+    import cueref.video.decoder as decoder
+
     cv2.setNumThreads(1)
+    decoder._CONVERT_AHEAD = 0  # in this process from now on (the timing comes after the scoring)
     from bench.simcal import true_calibration
     from calibration.table import resolve_profile
     from cueref.video import VideoReader
