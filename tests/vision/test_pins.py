@@ -69,28 +69,36 @@ def test_a_fallen_pin_is_neither_occluder_nor_ball(bar, pin, lean):
     assert len(out[-1].balls) == 0, out[-1].balls.xy_mm
 
 
-def test_a_repeated_picture_reuses_the_match_and_a_new_one_does_not(bar, monkeypatch):
-    """The pins' masked correlation is skipped only when the picture and the mask are those of the
-    pin's last match, bit for bit; what it gives is what the correlation gives."""
+def _count_matches(monkeypatch) -> list:
+    """From now on every template match the pin watcher makes is counted (one entry each)."""
     import cv2
 
     import vision.pins as pins_module
 
-    rng = np.random.default_rng(5)
-    up = bar.render([BallPose("red", (800.0, 450.0))])
-    calls = []
-    real = cv2.matchTemplate
+    calls, real = [], cv2.matchTemplate
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
+    monkeypatch.setattr(pins_module.cv2, "matchTemplate", counted)
+    return calls
+
+
+def test_a_repeated_picture_reuses_the_match_and_a_new_one_does_not(bar, monkeypatch):
+    """The pins' masked correlation is skipped only when the picture and the mask are those of the
+    pin's last match, bit for bit; what it gives is what the correlation gives."""
+    import cv2
+
+    rng = np.random.default_rng(5)
+    up = bar.render([BallPose("red", (800.0, 450.0))])
+    real = cv2.matchTemplate
     det = bar.detector()
     run(det, [up, noisy(up, rng)])
     watcher = det._pins
     image = noisy(up, rng)
     score = det._last_score
-    monkeypatch.setattr(pins_module.cv2, "matchTemplate", counted)
+    calls = _count_matches(monkeypatch)
     first = watcher.detect(image, score, np.zeros((0, 2)), np.zeros(0))
     n = len(calls)
     assert n == len(bar.profile.pins)
@@ -111,21 +119,10 @@ def test_a_repeated_picture_reuses_the_match_and_a_new_one_does_not(bar, monkeyp
 def test_only_the_pins_where_the_picture_changed_are_matched_again(bar, monkeypatch):
     """A ball rolling far from the pins leaves them as they stood, unmatched (a masked correlation
     costs milliseconds a pin); a pin knocked over is still seen, since its picture changes."""
-    import cv2
-
-    import vision.pins as pins_module
-
     rng = np.random.default_rng(6)
-    calls = []
-    real = cv2.matchTemplate
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
     det = bar.detector()
     run(det, [noisy(bar.render([BallPose("red", (300.0, 450.0))]), rng) for _ in range(3)])
-    monkeypatch.setattr(pins_module.cv2, "matchTemplate", counted)
+    calls = _count_matches(monkeypatch)
     for k, x in enumerate((330.0, 360.0, 390.0)):  # a ball rolling in the baulk end, far from every pin
         d = det.detect(noisy(bar.render([BallPose("red", (x, 450.0))]), rng), 3 + k, (3 + k) / 30)
         assert (d.pins.state == PinState.STANDING).all()
