@@ -632,10 +632,7 @@ class Detector:
             if not 0.35 * math.pi * r * r <= area <= math.pi * r * r + 20 * r * r:
                 continue
             smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
-            m = cv2.moments(parts.mask(i), binaryImage=True)
-            c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
-            spread, axes = np.linalg.eigh(c)
-            minor, major = np.sqrt(np.maximum(spread, 0.0))
+            minor, major, axes = _spread(parts.mask(i))
             # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
             # a soft ball's blob is a smaller disc; a streak must be longer than it is wide
             streak = smear >= 0.3 * r
@@ -712,9 +709,7 @@ class Detector:
                 continue
             if not 0.35 * math.pi * r * r <= parts.area(i) <= 2.2 * math.pi * r * r:  # with its shadow or halo
                 continue
-            m = cv2.moments(parts.mask(i), binaryImage=True)
-            c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
-            minor, major = np.sqrt(np.maximum(np.linalg.eigvalsh(c), 0.0))
+            minor, major, _ = _spread(parts.mask(i))
             # roundish (a disc's spread is r/2 each way; the shadow's side may stay with the ball), not
             # a cue's shaft or a finger across the place
             if 0.3 * r <= minor and major <= 1.6 * minor:
@@ -782,6 +777,16 @@ class Detector:
                 box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
                 out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
         return out
+
+def _spread(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """A blob's spread (px, one standard deviation) across and along its main axis, and the axes
+    (columns, the main one last), from its second moments."""
+    m = cv2.moments(mask, binaryImage=True)
+    c = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1.0)
+    spread, axes = np.linalg.eigh(c)
+    minor, major = np.sqrt(np.maximum(spread, 0.0))
+    return float(minor), float(major), axes
+
 
 def _fill_table_polygon(mask: np.ndarray, view: TableView, poly_mm: np.ndarray, h_mm: float, s: int) -> None:
     """Fill (with 1) in ``mask``, the picture shrunk ``s`` times, the polygon (n, 2) of table mm seen
