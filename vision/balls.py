@@ -10,6 +10,9 @@
    whose far end is not cloth, or whose step is weak, are dropped; circles are fitted with the
    predicted radius fixed (the centre) and free (the size: a jumping ball looks larger).
 
+Off the camera's axis an outline is an ellipse (a third longer than wide at the edge of a low, wide
+camera's picture): given its predicted ``shape``, both passes expect and fit that ellipse.
+
 The core's colour is read in the same ``cv2.remap`` as the fine rays.
 """
 
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.fit import find_edges, fit_circles, masked_median, ray_directions, sample_rays
+from vision.fit import find_edges, fit_circles, masked_median, outline_stretch, ray_directions, sample_rays
 
 __all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "CORE_RINGS"]
 
@@ -81,7 +84,8 @@ def _longest_gap(kept: np.ndarray) -> np.ndarray:
     return np.minimum((j - last).max(axis=1), k) / k
 
 
-def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray, n_rays: int) -> tuple[np.ndarray, np.ndarray]:
+def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray, n_rays: int,
+            shape: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pass 1: centres (n, 2) from the outermost foreground-to-cloth crossing on each ray; and the
     share of rays that found one."""
     n = len(centres)
@@ -103,7 +107,7 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     d = (frac[j] + a * (frac[1] - frac[0])) * radius[:, None]
     edge = centres[:, None, :] + unit[None, :, :] * d[..., None]
     w = has.astype(np.float64)
-    c, _, _, wf = fit_circles(edge, w, centres, radius, iterations=5, min_scale_px=0.5 * scale)
+    c, _, _, wf = fit_circles(edge, w, centres, radius, iterations=5, min_scale_px=0.5 * scale, shape=shape)
     ok = w.sum(axis=1) >= 3
     c = np.where(ok[:, None], c, centres)
     return c, (wf > 0.2).mean(axis=1)
@@ -115,10 +119,13 @@ def fine_band(radius: np.ndarray, scale: int) -> np.ndarray:
 
 
 def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray,
-              n_rays: int, min_contrast: float, packed: bool = False, chroma_shift: np.ndarray | None = None) -> BallFits:
-    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted radii ``radius``;
-    the fine pass reads the picture's colour ``chroma_shift`` px off its brightness (see
-    :func:`vision.fit.sample_rays`).
+              n_rays: int, min_contrast: float, packed: bool = False, chroma_shift: np.ndarray | None = None,
+              shape: np.ndarray | None = None, retry: np.ndarray | None = None) -> BallFits:
+    """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted (mean) radii
+    ``radius`` and outline shapes ``shape`` (n, 2, 2; None: circles); the fine pass reads the
+    picture's colour ``chroma_shift`` px off its brightness (see :func:`vision.fit.sample_rays`).
+    ``retry`` (n,) bool: which rough outlines may be fitted again from starts round them (None: all;
+    not in a pocket's mouth, whose dark drop holds a ball-sized round patch somewhere).
 
     ``packed``: the candidates sit in a cluster of touching balls (a rack), found by their circles'
     edges: the coarse pass is skipped (there is no cloth round them to find an edge against) and an
@@ -127,24 +134,55 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     if n == 0:
         z = np.zeros(0)
         return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
-    c1 = np.asarray(centres, dtype=np.float64) if packed else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays)[0]
+    c1 = (np.asarray(centres, dtype=np.float64) if packed
+          else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays, shape)[0])
     # ---- pass 2 on the full picture --------------------------------------------------------
-    w = fine_band(radius, scale)
+    unit = ray_directions(n_rays)
+    e = outline_stretch(shape, unit[None, :, 0], unit[None, :, 1])  # (n, K) the outline's reach per ray, in radii
+    reach = np.broadcast_to(radius[:, None] * e, (n, n_rays))
+    w = fine_band(radius, scale)  # wide enough for an ellipse's ends (a sixth of a radius off the mean at most)
     m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
-    rs = sample_rays(image, c1, radius - w, radius + w, n_rays, m, chroma_shift)
-    pts, _, contrast = find_edges(rs, radius)
-    beyond = c1[:, None, :] + rs.unit[None, :, :] * (radius + w + 0.5 * scale)[:, None, None]
-    cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
-    w0 = ((contrast >= min_contrast) & cloth_beyond).astype(np.float64)
-    w0 *= np.clip(contrast / (2 * min_contrast), 0.25, 1.0)
-    c2, _, res, wf = fit_circles(pts, w0, c1, radius)
-    c3, r3, _, _ = fit_circles(pts, wf, c2, radius, free_radius=True, iterations=4)
+
+    def fine(sel: np.ndarray, c: np.ndarray) -> tuple:
+        rs = sample_rays(image, c, radius[sel] - w[sel], radius[sel] + w[sel], n_rays, m, chroma_shift)
+        pts, _, contrast = find_edges(rs, reach[sel] if shape is not None else radius[sel])
+        beyond = c[:, None, :] + unit[None, :, :] * (reach[sel] + (w[sel] + 0.5 * scale)[:, None])[..., None]
+        cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
+        w0 = ((contrast >= min_contrast) & cloth_beyond).astype(np.float64)
+        w0 *= np.clip(contrast / (2 * min_contrast), 0.25, 1.0)
+        c2, _, res, wf = fit_circles(pts, w0, c, radius[sel], shape=None if shape is None else shape[sel])
+        return pts, contrast, c2, res, wf
+
+    def rough(res: np.ndarray, wf: np.ndarray) -> np.ndarray:
+        kept = wf > 0.1
+        return np.sqrt(np.sum(np.where(kept, res**2, 0.0), axis=1) / np.maximum(kept.sum(axis=1), 1))
+
+    every = np.arange(n)
+    pts, contrast, c2, res, wf = fine(every, c1)
+    # the coarse pass can be pulled aside by a shadow that the foreground takes in with a dark ball, and
+    # the edges read from there fit an outline round ball and shadow together: a rough outline (edges
+    # over a tenth of a radius off it) is tried again from a third of a radius to each side, and the
+    # smoothest fit that keeps as much of the outline is kept
+    if not packed:
+        err = rough(res, wf)
+        bad = every[(err > 0.1 * radius + 0.4) & ((wf > 0.1).mean(axis=1) >= 0.4) & (True if retry is None else retry)]
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if not len(bad):
+                break
+            trial = fine(bad, c2[bad] + np.array([dx, dy]) * (radius[bad] / 3.0)[:, None])
+            t_err, t_vis = rough(trial[3], trial[4]), (trial[4] > 0.1).mean(axis=1)
+            better = (t_err < 0.6 * err[bad]) & (t_vis >= (wf[bad] > 0.1).mean(axis=1) - 0.1)
+            sel = bad[better]
+            for whole, part in zip((pts, contrast, c2, res, wf), trial):
+                whole[sel] = part[better]
+            err[sel] = t_err[better]
+    c3, r3, _, _ = fit_circles(pts, wf, c2, radius, free_radius=True, iterations=4, shape=shape)
     r3 = np.where(np.isfinite(r3) & (r3 > 0), r3, radius)
     kept = wf > 0.1
     visible = kept.mean(axis=1)
     gap = _longest_gap(kept)
-    rms = np.sqrt(np.sum(np.where(kept, res**2, 0.0), axis=1) / np.maximum(kept.sum(axis=1), 1))
-    angle = np.arctan2(rs.unit[:, 1], rs.unit[:, 0])
+    rms = rough(res, wf)
+    angle = np.arctan2(unit[:, 1], unit[:, 0])
     wk = np.where(kept, 1.0, 0.0)
     harmonic = (wk * res) @ np.exp(2j * angle)  # an ellipse's outline: r(theta) = R + a cos 2(theta - phi)
     stretch = 2.0 * np.abs(harmonic) / np.maximum(wk.sum(axis=1), 1.0)

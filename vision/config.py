@@ -58,6 +58,10 @@ class DetectorConfig:
     min_visible: float = 0.40
     """Share of a ball's outline that must be found (consistent edges with cloth beyond) to report it
     as seen. Below, the ball is too hidden to place: it is reported occluded if it was known there."""
+    min_visible_by_pocket: float = 0.60
+    """The same share within two ball radii of a pocket's mouth (with no gap longer than a third of the
+    outline): a pocket's dark drop, part covered by its jaws, shows a round dark arc there that a
+    partial outline fits; a ball at the mouth shows most of its outline, against cloth or the drop."""
     radius_tolerance: float = 0.15
     """A found outline's radius may differ from the predicted one by this fraction (the outline of
     something else rarely fits). The prediction itself is corrected by the ratio measured on clearly
@@ -78,6 +82,10 @@ class DetectorConfig:
     """A ball's new outline fit within this many radii of where it stood unchanged is that ball still at
     rest (its place is then the mean of its fits). Each fit errs by 0.1-0.4 px; larger lets a ball
     nudged by less than this keep its old mean for a while."""
+    rest_hold: float = 0.3
+    """A fit of part of a ball's outline (less than 0.8 of it seen: an arm or a cue over the rest, a dark
+    ball's edge lost in its shadow) within this many radii of where the ball stood unchanged leaves it
+    there: such a fit can err by a fifth of a radius, and a ball really moved is fitted whole soon after."""
     rest_fits: int = 8
     """At most this many fits are averaged for a ball at rest: more is steadier, but a ball crept on
     by a touch is followed more slowly."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 
 import cv2
 import numpy as np
@@ -48,6 +49,7 @@ __all__ = ["Detector"]
 log = logging.getLogger(__name__)
 
 _REFRESH_S = 2.0  # seconds between examinations of the whole table
+_RECENT_S = 0.5  # how long a ball's passing keeps a pocket's mouth open to partial outlines (_by_pockets)
 _MAINTAIN_S = 0.5  # seconds between checks for uncovered cloth
 _CHANGE_GREY = 30  # grey levels (summed over the channels, shrunk picture) that count as a change, well above noise
 
@@ -89,6 +91,7 @@ class Detector:
         self._last_full_t = -math.inf
         self._last_maintain_t = -math.inf
         self._occ: list[tuple[np.ndarray, tuple[int, int, int, int]]] = []  # occluders, with their boxes
+        self._moved: deque[tuple[float, np.ndarray]] = deque()  # (t_s, full px (n, 2)): balls looked at again lately
 
     # ---- set-up ------------------------------------------------------------------------------
     @property
@@ -151,6 +154,7 @@ class Detector:
         self._roi_edge = roi & ~cv2.erode(roi.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         self._pins = PinWatcher(self.profile, view, s) if self.profile.pins else None
         self._fixtures = self._fixture_discs(view, self._low_size, s)
+        self._pocket_zone = self._pocket_mouths(view, self._low_size, s)
         log.debug("detector: %dx%d, search picture 1/%d (%dx%d), ball radius %.1f-%.1f px", w, h, s,
                   *self._low_size, r_min, float(rad.max()))
 
@@ -197,6 +201,18 @@ class Detector:
                 _fill_table_polygon(mask, view, np.asarray(xy) + radius * ring, h, s)
         return mask.astype(bool)
 
+    def _pocket_mouths(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray:
+        """Within two ball radii of a pocket's mouth, seen at a resting ball's centre height (bool, the
+        shrunk picture)."""
+        p = self.profile
+        r = p.ball_radius_mm
+        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        ring = np.stack([np.cos(a), np.sin(a)], -1)
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        for q in p.pockets:
+            _fill_table_polygon(mask, view, np.asarray(q.xy_mm) + (q.radius_mm + 2 * r) * ring, r, s)
+        return mask.astype(bool)
+
     # ---- per frame -------------------------------------------------------------------------------
     def detect(self, image: np.ndarray, frame: int, t_s: float) -> FrameDetections:
         """The balls, pins and occluders of one frame (a BGR uint8 picture of the calibrated size)."""
@@ -219,6 +235,14 @@ class Detector:
             region = bg.roi
         else:
             changed = cv2.bitwise_and(cv2.compare(_channel_sum(cv2.absdiff(low, self._ref_low)), _CHANGE_GREY, cv2.CMP_GT), bg.roi_u8)
+            # a ball in the air cannot hover: where it was is looked at again, changed or not
+            air = prev.balls.state == BallState.AIRBORNE
+            if air.any():
+                q = self._low_px(prev.balls.xy_px[air])
+                rr = int(np.ceil(prev.balls.radius_px[air].max() / s)) + 1
+                for x, y in q:
+                    changed[max(0, y - rr):y + rr + 1, max(0, x - rr):x + rr + 1] = 255
+                cv2.bitwise_and(changed, bg.roi_u8, dst=changed)
             box = cv2.boundingRect(changed)
             if box[2] == 0:
                 pins = prev.pins
@@ -254,9 +278,14 @@ class Detector:
         again = ~stays
         cand = self._candidates(fg[win.slices], region[win.slices], win)
         cand = _join(cand, old.xy_px[again & (old.state != BallState.OCCLUDED)], 0.6 * self._r_low * s)
+        self._moved.append((t_s, old.xy_px[again]))
+        while self._moved and self._moved[0][0] < t_s - _RECENT_S:
+            self._moved.popleft()
+        by_pocket = self._by_pockets(cand)
         fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
-                         self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift)
-        keep = self._accept(fits)
+                         self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift, shape=self._shape_px(cand),
+                         retry=~by_pocket)
+        keep = self._accept(fits, by_pocket)
         strength = fits.visible + fits.contrast / 1000.0
         kept = np.nonzero(keep)[0]
         kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
@@ -286,7 +315,7 @@ class Detector:
         new_f = np.concatenate([new_f, packed_f, blob_f])
         clear = np.concatenate([new_clear, packed_clear, blob_round])
         new = self._learn_colours(new, new_f, clear, old)
-        new, new_rest = _settle(new, len(new) - len(blobs), old[~old_soft], old_rest[~old_soft], self.cfg)
+        new, new_rest = _settle(new, len(new) - len(blobs), clear, old[~old_soft], old_rest[~old_soft], self.cfg)
         seen = BallDetections.concat([carried, held, new])
         hidden = self._hidden(old[again & old_still & (old.state != BallState.IN_POCKET)], seen, occ_mask, win, frame, t_s)
         balls = BallDetections.concat([seen, hidden])
@@ -375,6 +404,22 @@ class Detector:
     def _radius_px(self, centres: np.ndarray) -> np.ndarray:
         return self._view.radius_at_px(centres) if len(centres) else np.zeros(0)
 
+    def _by_pockets(self, centres: np.ndarray) -> np.ndarray:
+        """Which picture points (n, 2) lie within two ball radii of a pocket's mouth, with no ball that
+        moved there lately (within ten radii, in the last half second): a ball dropping into the
+        pocket, part hidden by its jaws, is seen there; one found there out of nothing is doubted."""
+        q = self._low_px(centres)
+        if not len(q):
+            return np.zeros(0, bool)
+        zone = self._pocket_zone[q[:, 1], q[:, 0]]
+        if zone.any() and self._moved:
+            zone &= ~_near(centres, np.concatenate([m for _, m in self._moved]), 10.0 * self._r_low * self._scale)
+        return zone
+
+    def _shape_px(self, centres: np.ndarray) -> np.ndarray:
+        """The outline's shape (n, 2, 2) of resting balls at ``centres`` (an ellipse off the camera's axis)."""
+        return self._view.shape_at_px(centres) if len(centres) else np.zeros((0, 2, 2))
+
     def _low_px(self, xy_px: np.ndarray) -> np.ndarray:
         """Full-resolution pixels (n, 2) -> integer pixels of the shrunk picture (n, 2), clipped."""
         q = np.round((np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) + 0.5) / self._scale - 0.5).astype(int)
@@ -412,8 +457,10 @@ class Detector:
         # a ball the background takes in now is not seen until it moves: here, more candidates are
         # worth their cost (once): circles found by their edges anywhere on the table, as well
         cand = np.concatenate([self._candidates(fg, bg.roi, whole), self._circles(image, bg.roi)])
-        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast)
-        ok = self._accept(fits) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
+        by_pocket = self._by_pockets(cand)
+        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast,
+                         shape=self._shape_px(cand), retry=~by_pocket)
+        ok = self._accept(fits, by_pocket) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
         ok[ok] &= np.isin(np.arange(ok.sum()), _nms(fits.centre[ok], fits.visible[ok], 1.2 * fits.radius_pred[ok]))
         found = [(fits.centre[ok], fits.radius_pred[ok])]
         parts = _Parts((fg & ~self._disc_mask(fits.centre[ok], fits.radius_pred[ok], 1.25)).astype(np.uint8), whole)
@@ -456,18 +503,19 @@ class Detector:
         ys, xs = np.nonzero(peak)
         return (np.c_[xs, ys].astype(np.float64) + win.origin + 0.5) * self._scale - 0.5
 
-    def _accept(self, fits: BallFits) -> np.ndarray:
+    def _accept(self, fits: BallFits, by_pocket: np.ndarray | bool = False) -> np.ndarray:
         """Which fitted outlines are balls: enough of a round outline at the predicted size, round a
-        foreground core. A ball seen all round may have a rougher outline and look a little smaller:
-        motion blur softens its edge along its path."""
+        foreground core (more of it ``by_pocket``, (n,) bool). A ball seen all round may have a rougher
+        outline and look a little smaller: motion blur softens its edge along its path."""
         cfg = self.cfg
+        by_pocket = by_pocket & ((fits.visible < cfg.min_visible_by_pocket) | (fits.gap > 1 / 3))
         ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
         base = (fits.core_score >= 1.0) & (fits.contrast >= cfg.min_edge_contrast)  # a ring (a projected circle) is cloth inside
         sharp = ((fits.visible >= cfg.min_visible) & (fits.gap <= 0.5) & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
                  & (fits.rms <= cfg.max_edge_rms * fits.radius_pred + 0.4))
         blurred = ((fits.visible >= 0.8) & (fits.gap <= 0.25) & (ratio >= 1.0 - 1.5 * cfg.radius_tolerance)
                    & (ratio <= 1.0 + cfg.radius_tolerance) & (fits.rms <= 2.5 * cfg.max_edge_rms * fits.radius_pred + 0.4))
-        return base & (sharp | blurred)
+        return base & (sharp | blurred) & ~by_pocket
 
     def _ball_detections(self, fits: BallFits, idx: np.ndarray, frame: int, t_s: float, packed: bool = False,
                          surround: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[BallDetections, np.ndarray, np.ndarray]:
@@ -491,16 +539,17 @@ class Detector:
         # the size a resting ball of this class shows here: the edge found depends a little on the
         # ball's colour against the cloth (a black ball's dark edge meets its shadow), so it is learnt
         k = np.argmax(prob, axis=1) if len(prob) else np.zeros(0, int)
-        known = ((label != "") & (self._class_seen[k] >= 3)) | (self._scale_seen >= 3)
-        scale = np.where((label != "") & (self._class_seen[k] >= 3), self._class_scale[k], self.radius_scale)
+        own = (label != "") & (self._class_seen[k] >= 3)
+        scale = np.where(own, self._class_scale[k], self.radius_scale)
         # and what the outline's radius can tell: its noise in px, as a height; a lift must stand well clear of it
         lift, lift_noisy = view.lift_from_radius(centre, np.stack([radius / scale, (radius + cfg.radius_noise_px) / scale]))
         noise = np.abs(lift_noisy - lift)
-        # (twice that until this class's resting size is known: nothing flies at the start of a clip);
-        # and the outline must be round: motion blur stretches it, and its edges come out wider
+        # (twice that until this class's own resting size is known: nothing flies at the start of a clip, and
+        # the size of balls of other colours is not enough: a dark ball's edge meets its shadow, a few per
+        # cent wider); and the outline must be round: motion blur stretches it, and its edges come out wider
         round_ = ((fits.stretch[idx] <= 0.02 * fits.radius_pred[idx] + 0.1)
                   & (fits.rms[idx] <= 0.7 * (cfg.max_edge_rms * fits.radius_pred[idx] + 0.4)))
-        airborne = ((lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(known, 1.0, 2.0)) & (visible >= 0.6) & round_
+        airborne = ((lift > np.maximum(cfg.airborne_mm, 4.0 * noise) * np.where(own, 1.0, 2.0)) & (visible >= 0.6) & round_
                     & (not packed))
         lift = np.where(airborne, lift, 0.0)
         xy_mm = view.balls_to_table(centre, lift)
@@ -599,7 +648,7 @@ class Detector:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         c = np.array(cand, dtype=np.float64)
         fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
-                         self.cfg.min_edge_contrast, packed=True, chroma_shift=self.chroma_shift)
+                         self.cfg.min_edge_contrast, packed=True, chroma_shift=self.chroma_shift, shape=self._shape_px(c))
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
@@ -657,8 +706,9 @@ class Detector:
         prob, label, far = self.colours.classify(f)
         streak = smear > 1.0
         # no outline vouches for a blob: its colour must (a streak's may be too mixed to name), and it
-        # must stand out from the cloth round it now (a ghost in the background model is cloth)
-        keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | (label != ""))
+        # must stand out from the cloth round it now (a ghost in the background model is cloth); a round
+        # blob by a pocket's mouth is the pocket's dark drop as often as a ball (a streak there is a pot)
+        keep = (self._inside(xy_mm, 0.6, mouths=False) & (far <= FOREIGN) & (streak | ((label != "") & ~self._by_pockets(centre)))
                 & _stands_out(image, centre, radius, core, smear, self.cfg.min_edge_contrast))
         if known_px is not None:  # a blob amid its own colour, beside a streak's path too: between or on fingers
             keep &= ~self._unlike_cloth(core, q) | (_continued(image, centre, radius, core, np.concatenate([known_px, centre]),
@@ -810,8 +860,8 @@ def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndar
     return np.array(kept, dtype=int)
 
 
-def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: np.ndarray, cfg: DetectorConfig
-            ) -> tuple[BallDetections, np.ndarray]:
+def _settle(new: BallDetections, n_fitted: int, whole: np.ndarray, old: BallDetections, old_rest: np.ndarray,
+            cfg: DetectorConfig) -> tuple[BallDetections, np.ndarray]:
     """A ball at rest is placed by the mean of its outline fits, not by the last one alone: each fit
     errs by a few tenths of a pixel (the picture's noise, a video codec's blocks, the shading of the
     ball's limb), and fits made seconds apart err independently.
@@ -819,7 +869,8 @@ def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: n
     The first ``n_fitted`` of ``new`` were found by their outlines (the rest as blobs: never averaged).
     A new fit within ``cfg.rest_gate`` radii of a visible ball of ``old`` that stood unchanged in the
     previous frame (its picture had not changed since it was placed: it was at rest) is that ball,
-    still at rest: its place becomes the running mean of at most ``cfg.rest_fits`` fits. A ball
+    still at rest: its place becomes the running mean of at most ``cfg.rest_fits`` fits; a fit of part
+    of its outline (not ``whole`` (n,)) within ``cfg.rest_hold`` radii leaves it where it was. A ball
     refitted frame after frame (something moves round it, or it creeps) is placed by its last fit.
     ``old_rest`` (m, 2): per ball of ``old``, the number of fits its place averages and whether it
     stood unchanged. Returns ``new`` and its rows of ``old_rest`` for the next frame."""
@@ -832,13 +883,15 @@ def _settle(new: BallDetections, n_fitted: int, old: BallDetections, old_rest: n
         return new, rest
     d = np.linalg.norm(new.xy_px[:, None] - old.xy_px[cand][None], axis=2)
     j = np.argmin(d, axis=1)
-    same = fitted & (d[np.arange(len(new)), j] <= cfg.rest_gate * new.radius_px)
-    if not same.any():
+    dj = d[np.arange(len(new)), j]
+    hold = fitted & ~whole & (dj <= cfg.rest_hold * new.radius_px)
+    same = fitted & (dj <= cfg.rest_gate * new.radius_px) & ~hold
+    if not (same | hold).any():
         return new, rest
     o = cand[j]
     m = np.minimum(old_rest[o, 0], cfg.rest_fits - 1)[:, None]
-    w = np.where(same[:, None], m / (m + 1.0), 0.0)
-    rest[:, 0] = np.where(same, m[:, 0] + 1.0, 1.0)
+    w = np.where(hold[:, None], 1.0, np.where(same[:, None], m / (m + 1.0), 0.0))
+    rest[:, 0] = np.where(hold, old_rest[o, 0], np.where(same, m[:, 0] + 1.0, 1.0))
     return replace(new, xy_px=w * old.xy_px[o] + (1 - w) * new.xy_px, xy_mm=w * old.xy_mm[o] + (1 - w) * new.xy_mm), rest
 
 

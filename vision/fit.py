@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "masked_median", "ray_directions"]
+__all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "outline_stretch", "masked_median", "ray_directions"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -89,7 +89,8 @@ def chroma_offsets(rs: RaySamples, expected: np.ndarray, min_contrast: float) ->
 
 def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ball's edge on each ray: of the colour steps (peaks of the colour gradient) at least
-    ``min_share`` as strong as the ray's strongest, the one nearest the ``expected`` distance (n,) px.
+    ``min_share`` as strong as the ray's strongest, the one nearest the ``expected`` distance (n,) px
+    (or (n, K), one per ray: an outline that is an ellipse).
     The strongest alone would not do: a lamp's highlight, or the step from a green ball's lit face
     to its dark limb, can be stronger than the silhouette against the cloth; a projected ring outside
     a ball is a step too. The peak is located to a fraction of a sample by a parabola.
@@ -104,7 +105,10 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     peak = g >= min_share * g.max(axis=2, keepdims=True)
     peak[:, :, 1:] &= g[:, :, 1:] >= g[:, :, :-1]  # no lower than either neighbour (the ends have one)
     peak[:, :, :-1] &= g[:, :, :-1] >= g[:, :, 1:]
-    off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
+    if expected.ndim == 1:
+        off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
+    else:
+        off_expected = np.abs(rs.t_px[:, None, 1:-1] - expected[:, :, None])  # (n, K, m-2)
     i = np.argmin(np.where(peak, off_expected, np.inf), axis=2)
     nn, kk = np.arange(n)[:, None], np.arange(k)[None, :]
     gi = g[nn, kk, i]
@@ -129,17 +133,30 @@ def _norm3(a: np.ndarray) -> np.ndarray:
     return np.sqrt(x * x + y * y + z * z)
 
 
+def outline_stretch(shape: np.ndarray | None, ux: np.ndarray, uy: np.ndarray) -> np.ndarray | float:
+    """How far an outline of shape ``shape`` (N, 2, 2) (:meth:`vision.geometry.TableView.shape_at_px`)
+    reaches in the directions ``(ux, uy)`` (N, K), in mean radii: ``1 / sqrt(u^T A u)``; 1 for
+    circles (``shape`` None)."""
+    if shape is None:
+        return 1.0
+    a00, a01, a11 = shape[:, 0, 0, None], shape[:, 0, 1, None], shape[:, 1, 1, None]
+    return 1.0 / np.sqrt(np.maximum(a00 * ux * ux + 2.0 * a01 * ux * uy + a11 * uy * uy, 1e-6))
+
+
 def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, radii: np.ndarray,
-                free_radius: bool = False, iterations: int = 5, min_scale_px: float = 0.35
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                free_radius: bool = False, iterations: int = 5, min_scale_px: float = 0.35,
+                shape: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Robust circle fits, one per ball: edge ``points`` (N, K, 2) with prior ``weights`` (N, K)
     (0 drops a point), starting from ``centres`` (N, 2); the radius stays at ``radii`` (N,) unless
-    ``free_radius``.
+    ``free_radius``. With ``shape`` (N, 2, 2), the outlines are the ellipses of that shape and mean
+    radius ``radii`` (:func:`outline_stretch`; a ball's off the camera's axis), their centres fitted
+    and (``free_radius``) their size.
 
     Returns ``centres`` (N, 2), ``radii`` (N,), ``residual`` (N, K) signed distances of the points
-    from the fitted circles, and ``w`` (N, K) the final weights (prior times Tukey's biweight with a
+    from the fitted outlines, and ``w`` (N, K) the final weights (prior times Tukey's biweight with a
     scale of 4.7 robust standard deviations, at least ``min_scale_px``). The normal equations are
-    2 x 2 (or 3 x 3) per ball and solved in closed form, all balls at once."""
+    2 x 2 (or 3 x 3) per ball and solved in closed form, all balls at once (for an ellipse, with the
+    circle's derivative in the centre: the fixed point is the same)."""
     c = np.asarray(centres, dtype=np.float64).copy()
     r = np.asarray(radii, dtype=np.float64).copy()
     w0 = np.asarray(weights, dtype=np.float64)
@@ -152,7 +169,8 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         dist = np.sqrt(dx * dx + dy * dy)
         inv = 1.0 / np.maximum(dist, 1e-9)
         ux, uy = dx * inv, dy * inv
-        res = dist - r[:, None]
+        e = outline_stretch(shape, ux, uy)
+        res = dist - r[:, None] * e
         if it > 0:
             z = res / (4.685 * scale(res))[:, None]
             w = w0 * np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
@@ -160,8 +178,9 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         a00, a01, a11 = (wx * ux).sum(1), (wx * uy).sum(1), (wy * uy).sum(1)
         b0, b1 = (wx * res).sum(1), (wy * res).sum(1)
         if free_radius:
-            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - dr
-            a02, a12, a22, b2 = wx.sum(1), wy.sum(1), w.sum(1), (w * res).sum(1)
+            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - e dr
+            we = w * e
+            a02, a12, a22, b2 = (we * ux).sum(1), (we * uy).sum(1), (we * e).sum(1), (we * res).sum(1)
             m = np.empty((len(c), 3, 3))
             m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = a00, a01, a02
             m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = a01, a11, a12
@@ -185,7 +204,9 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         if moved < 1e-3:
             break
     dx, dy = px - c[:, :1], py - c[:, 1:]
-    res = np.sqrt(dx * dx + dy * dy) - r[:, None]
+    dist = np.sqrt(dx * dx + dy * dy)
+    inv = 1.0 / np.maximum(dist, 1e-9)
+    res = dist - r[:, None] * outline_stretch(shape, dx * inv, dy * inv)
     return c, r, res, w
 
 

@@ -13,7 +13,10 @@ camera is the conic whose dual is ``P Q* P^T`` (``Q*`` the sphere's dual quadric
 a ball anywhere on or above the table is known exactly: its centre lies slightly outwards of the
 projection of the ball's centre (by ``f tan(theta) (r / D)^2``, up to ~0.5 px near the corners of a
 1080p picture), and its size is the radius a detector should fit there. The outline is sampled,
-passed through the lens's distortion, and summarised as a centre and a mean radius in the picture.
+passed through the lens's distortion, and summarised as a centre and a mean radius in the picture,
+and as its shape: off the camera's axis by ``theta`` a ball's outline is an ellipse stretched by about
+``1 / cos(theta)`` along the line from the picture's centre (by a third at the edge of a low, wide
+camera's picture), which an edge fit must expect (:meth:`TableView.shape_at_px`).
 """
 
 from __future__ import annotations
@@ -33,11 +36,17 @@ _OUTLINE_ANGLES = np.linspace(0.0, 2 * math.pi, _OUTLINE_SAMPLES, endpoint=False
 _OUTLINE_UNIT = np.stack([np.cos(_OUTLINE_ANGLES), np.sin(_OUTLINE_ANGLES)], -1)  # (S, 2)
 
 
+def _mean_radius(pts: np.ndarray, sil: np.ndarray) -> np.ndarray:
+    """The mean distance (N,) of outline points (N, S, 2) from their centres (N, 2)."""
+    return np.linalg.norm(pts - sil[:, None, :], axis=2).mean(axis=1)
+
+
 class TableView:
     """The camera of one calibration, as a detector needs it (all methods vectorised).
 
     ``radius_grid_px`` is the apparent radius of a resting ball over the picture on a coarse grid
-    (``grid_step_px`` apart), for sizing search windows without a projection per pixel."""
+    (``grid_step_px`` apart), for sizing search windows without a projection per pixel;
+    ``shape_grid`` (3, gy, gx) the outline's shape there (:meth:`shape_at_px`)."""
 
     def __init__(self, calibration: Calibration, profile: TableProfile, grid_step_px: int = 32):
         self.cal = calibration
@@ -55,8 +64,18 @@ class TableView:
         gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
         grid = np.stack(np.meshgrid(gx, gy), -1).reshape(-1, 2)
         xy = calibration.balls_to_table_mm(grid)
-        _, _, rad = self.outline(xy)
+        pts, _ = self._outline_points(xy, 0.0)
+        sil = pts.mean(axis=1)
+        rad = _mean_radius(pts, sil)
         self.radius_grid_px = rad.reshape(len(gy), len(gx)).astype(np.float32)
+        # the outline's shape: points spread evenly in an ellipse's parameter have the covariance
+        # C = V diag(a^2, b^2) V^T / 2 (any affine map, as the lens is over a ball's width, keeps that), so the
+        # outline is (p - c)^T (2 C)^-1 (p - c) = 1; scaled by the mean radius squared, a circle's is I
+        d = pts - sil[:, None, :]
+        cov = np.einsum("nsi,nsj->nij", d, d) / _OUTLINE_SAMPLES
+        shape = np.linalg.inv(2.0 * cov + 1e-12 * np.eye(2)) * (rad * rad)[:, None, None]
+        shape[~np.isfinite(shape).all(axis=(1, 2))] = np.eye(2)  # beyond the camera's view: a circle
+        self.shape_grid = np.stack([shape[:, 0, 0], shape[:, 0, 1], shape[:, 1, 1]]).reshape(3, len(gy), len(gx)).astype(np.float32)
 
     # ---- projection --------------------------------------------------------------------------
     def project(self, xyh_mm: np.ndarray) -> np.ndarray:
@@ -70,10 +89,17 @@ class TableView:
         """For balls at ``xy_mm`` (N, 2) whose bottoms are ``lift_mm`` above the cloth: the centre of
         each one's outline in the picture (N, 2), the picture of its centre (N, 2) and the outline's
         mean radius (N,), all in distorted pixels."""
+        pts, proj = self._outline_points(xy_mm, lift_mm)
+        sil = pts.mean(axis=1)
+        return sil, proj, _mean_radius(pts, sil)
+
+    def _outline_points(self, xy_mm: np.ndarray, lift_mm: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+        """Points (N, S, 2) evenly spread in the parameter of each ball's outline ellipse, and the
+        picture of its centre (N, 2), in distorted pixels."""
         xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
         n = len(xy)
         if n == 0:
-            return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
+            return np.zeros((0, _OUTLINE_SAMPLES, 2)), np.zeros((0, 2))
         r = self.r_mm
         s = np.empty((n, 3))  # (N, 3) centres
         s[:, :2] = xy
@@ -97,15 +123,24 @@ class TableView:
         if self._has_lens:  # through the lens, outlines and centres in one call (point by point: the same)
             both = self.cal.distort_px(np.concatenate([pts.reshape(-1, 2), proj]))
             pts, proj = both[:-n].reshape(n, _OUTLINE_SAMPLES, 2), both[-n:]
-        sil = pts.mean(axis=1)
-        radius = np.linalg.norm(pts - sil[:, None, :], axis=2).mean(axis=1)
-        return sil, proj, radius
+        return pts, proj
 
     def radius_at_px(self, xy_px: np.ndarray) -> np.ndarray:
         """Apparent radius (px) of a resting ball whose picture is centred at ``xy_px`` (N, 2),
         interpolated from the coarse grid."""
+        return self._on_grid(self.radius_grid_px, xy_px)
+
+    def shape_at_px(self, xy_px: np.ndarray) -> np.ndarray:
+        """The shape (N, 2, 2) of a resting ball's outline centred at ``xy_px`` (N, 2): the symmetric
+        ``A`` for which the outline lies ``R / sqrt(u^T A u)`` px from its centre in the direction
+        ``u``, ``R`` the mean radius (:meth:`radius_at_px`); the identity for a circle. Interpolated
+        from the coarse grid."""
+        a00, a01, a11 = (self._on_grid(g, xy_px) for g in self.shape_grid)
+        return np.stack([np.stack([a00, a01], -1), np.stack([a01, a11], -1)], -2)
+
+    def _on_grid(self, g: np.ndarray, xy_px: np.ndarray) -> np.ndarray:
+        """Bilinear read of a coarse grid (``grid_step_px`` apart) at picture points (N, 2)."""
         p = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) / self.grid_step_px
-        g = self.radius_grid_px
         x = np.clip(p[:, 0], 0, g.shape[1] - 1.001)
         y = np.clip(p[:, 1], 0, g.shape[0] - 1.001)
         x0, y0 = x.astype(int), y.astype(int)

@@ -64,3 +64,34 @@ def test_a_ball_in_the_air_looks_larger_by_its_height(view):
     xy = np.array([[500.0, 300.0]])
     sil, _, r_air = v.outline(xy, 60.0)
     assert abs(v.lift_from_radius(sil, r_air)[0] - 60.0) < 3.0
+
+
+def test_an_outline_off_the_cameras_axis_is_the_ellipse_predicted():
+    """A low camera (1 m over a 1.42 m table, no lens distortion) sees a corner ball's outline a good
+    fifth longer from the picture's centre outwards than across: the predicted shape's two reaches
+    match the rendered silhouette's extents along and across that line, to a fraction of a pixel."""
+    from calibration.table import resolve_profile
+    from simulator.camera import mount_camera
+    from bench.simcal import true_calibration
+
+    p = resolve_profile("ficha")
+    cam = mount_camera(p, height_mm=1000.0, tilt_deg=0.0, tilt_dir_deg=0.0, yaw_deg=0.0, k1=0.0, k2=0.0, resolution=(1280, 720))
+    v = TableView(true_calibration(cam, p), p)
+    plain = Renderer(p, cam, 0, RenderOptions(texture=False, lighting=False, vignetting=0, shadows=False,
+                                              noise_sigma=0, flicker=0, lens_blur_px=0, markings=False))
+    empty = plain.render(Scene(0.0, ()))
+    xy = [60.0, 60.0]
+    img = plain.render(Scene(0.0, (BallPose("cue", tuple(xy)),)))
+    ys, xs = np.nonzero(np.abs(img.astype(float) - empty.astype(float)).max(axis=2) > 0)
+    sil, _, radius = v.outline(np.array([xy]))
+    shape = v.shape_at_px(sil)[0]
+    out = sil[0] - np.array([639.5, 359.5])
+    out /= np.linalg.norm(out)
+    across = np.array([-out[1], out[0]])
+    pts = np.c_[xs, ys] - sil[0]
+    for u in (out, across):
+        predicted = radius[0] / np.sqrt(u @ shape @ u)
+        seen = np.abs(pts @ u).max()  # the outermost touched pixel centre: within ~half a pixel of the edge
+        assert abs(seen - predicted) < 0.8
+    assert 1.2 < np.sqrt((across @ shape @ across) / (out @ shape @ out)) < 1.5  # visibly an ellipse
+    assert np.allclose(v.shape_at_px(np.array([[640.0, 360.0]]))[0], np.eye(2), atol=0.01)  # a circle below the camera

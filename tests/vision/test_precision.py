@@ -45,7 +45,7 @@ def test_a_ball_that_stood_unchanged_is_placed_by_the_mean_of_its_fits():
     old = _balls([[100.0, 100.0], [300.0, 100.0]])
     old_rest = np.array([[3.0, 1.0], [3.0, 0.0]])  # both placed by 3 fits; the second was refitted last frame
     new = _balls([[100.4, 100.0], [300.4, 100.0]])
-    settled, rest = _settle(new, 2, old, old_rest, cfg)
+    settled, rest = _settle(new, 2, np.ones(2, bool), old, old_rest, cfg)
     assert np.allclose(settled.xy_px[0], (100.1, 100.0))  # (3 x 100 + 100.4) / 4
     assert np.allclose(settled.xy_mm[0], (250.25, 250.0))
     assert np.allclose(settled.xy_px[1], (300.4, 100.0))  # it may be creeping: its last fit
@@ -57,7 +57,7 @@ def test_a_moved_ball_or_a_blob_starts_afresh():
     old = _balls([[100.0, 100.0], [300.0, 100.0]])
     old_rest = np.array([[5.0, 1.0], [5.0, 1.0]])
     new = _balls([[101.5, 100.0], [300.2, 100.0]])  # the first moved 0.15 radii; the second is a blob (n_fitted=1)
-    settled, rest = _settle(new, 1, old, old_rest, cfg)
+    settled, rest = _settle(new, 1, np.ones(2, bool), old, old_rest, cfg)
     assert np.allclose(settled.xy_px, new.xy_px)
     assert rest[:, 0].tolist() == [1.0, 1.0]
 
@@ -65,8 +65,22 @@ def test_a_moved_ball_or_a_blob_starts_afresh():
 def test_the_mean_is_capped_so_a_nudged_ball_is_followed():
     cfg = DetectorConfig()
     old = _balls([[100.0, 100.0]])
-    settled, rest = _settle(_balls([[100.8, 100.0]]), 1, old, np.array([[50.0, 1.0]]), cfg)
+    settled, rest = _settle(_balls([[100.8, 100.0]]), 1, np.ones(1, bool), old, np.array([[50.0, 1.0]]), cfg)
     assert np.isclose(settled.xy_px[0, 0], 100.0 + 0.8 / cfg.rest_fits) and rest[0, 0] == cfg.rest_fits
+
+
+def test_a_fit_of_part_of_a_resting_balls_outline_leaves_it_where_it_stood():
+    """Part of a still ball's outline (an arm over it, a dark ball's edge in its shadow) can be fitted a
+    fifth of a radius off: the ball stays where it stood. Fitted whole that far off, it moved."""
+    cfg = DetectorConfig()
+    old = _balls([[100.0, 100.0], [300.0, 100.0]])
+    old_rest = np.array([[6.0, 1.0], [6.0, 1.0]])
+    new = _balls([[102.5, 100.0], [302.5, 100.0]])  # both 0.25 radii off; the first fitted from part of its outline
+    settled, rest = _settle(new, 2, np.array([False, True]), old, old_rest, cfg)
+    assert np.allclose(settled.xy_px, [[100.0, 100.0], [302.5, 100.0]])
+    assert rest[:, 0].tolist() == [6.0, 1.0]
+    far = _balls([[104.0, 100.0]])  # 0.4 radii: beyond what a partial fit errs by
+    assert np.allclose(_settle(far, 1, np.zeros(1, bool), old[:1], old_rest[:1], cfg)[0].xy_px, far.xy_px)
 
 
 def test_a_fingertip_is_continued_by_its_finger_a_ball_is_not():
