@@ -165,17 +165,21 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     # smoothest fit that keeps as much of the outline is kept
     if not packed:
         err = rough(res, wf)
-        bad = every[(err > 0.1 * radius + 0.4) & ((wf > 0.1).mean(axis=1) >= 0.4) & (True if retry is None else retry)]
-        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if not len(bad):
-                break
-            trial = fine(bad, c2[bad] + np.array([dx, dy]) * (radius[bad] / 3.0)[:, None])
-            t_err, t_vis = rough(trial[3], trial[4]), (trial[4] > 0.1).mean(axis=1)
-            better = (t_err < 0.6 * err[bad]) & (t_vis >= (wf[bad] > 0.1).mean(axis=1) - 0.1)
-            sel = bad[better]
+        vis = (wf > 0.1).mean(axis=1)
+        bad = every[(err > 0.1 * radius + 0.4) & (vis >= 0.7) & (True if retry is None else retry)]
+        if len(bad):
+            steps = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+            sel = np.tile(bad, len(steps))  # every start of every rough fit in one pass
+            trial = fine(sel, c2[sel] + np.repeat(steps, len(bad), axis=0) * (radius[sel] / 3.0)[:, None])
+            t_err = rough(trial[3], trial[4]).reshape(len(steps), len(bad))
+            t_vis = (trial[4] > 0.1).mean(axis=1).reshape(len(steps), len(bad))
+            t_err = np.where(t_vis >= vis[bad] - 0.1, t_err, np.inf)
+            best = np.argmin(t_err, axis=0)
+            cols = np.arange(len(bad))
+            better = t_err[best, cols] < 0.6 * err[bad]
+            rows = best[better] * len(bad) + cols[better]
             for whole, part in zip((pts, contrast, c2, res, wf), trial):
-                whole[sel] = part[better]
-            err[sel] = t_err[better]
+                whole[bad[better]] = part[rows]
     c3, r3, _, _ = fit_circles(pts, wf, c2, radius, free_radius=True, iterations=4, shape=shape)
     r3 = np.where(np.isfinite(r3) & (r3 > 0), r3, radius)
     kept = wf > 0.1
