@@ -173,13 +173,10 @@ class Detector:
             np.c_[np.linspace(L + m, -m, n), np.full(n, W + m)],
             np.c_[np.full(n, -m), np.linspace(W + m, -m, n)],
         ])
-        polys = [edge]
-        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        for pocket in () if cloth_only else p.pockets:
-            polys.append(np.asarray(pocket.xy_mm) + (pocket.radius_mm + r) * np.stack([np.cos(a), np.sin(a)], -1))
+        h = 0.0 if cloth_only else r
         mask = np.zeros((size[1], size[0]), np.uint8)
-        for poly in polys:
-            _fill_table_polygon(mask, view, poly, 0.0 if cloth_only else r, s)
+        _fill_table_polygon(mask, view, edge, h, s)
+        _fill_discs(mask, view, [(q.xy_mm, q.radius_mm + r, h) for q in (() if cloth_only else p.pockets)], s)
         return mask.astype(bool)
 
     def _fixture_discs(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray | None:
@@ -193,24 +190,16 @@ class Detector:
         discs += [(q.xy_mm, q.height_mm + q.radius_mm, q.height_mm) for q in p.pins]
         if not discs:
             return None
-        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        ring = np.stack([np.cos(a), np.sin(a)], -1)
         mask = np.zeros((size[1], size[0]), np.uint8)
-        for xy, radius, top in discs:
-            for h in (0.0, top):
-                _fill_table_polygon(mask, view, np.asarray(xy) + radius * ring, h, s)
+        _fill_discs(mask, view, [(xy, radius, h) for xy, radius, top in discs for h in (0.0, top)], s)
         return mask.astype(bool)
 
     def _pocket_mouths(self, view: TableView, size: tuple[int, int], s: int) -> np.ndarray:
         """Within two ball radii of a pocket's mouth, seen at a resting ball's centre height (bool, the
         shrunk picture)."""
-        p = self.profile
-        r = p.ball_radius_mm
-        a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-        ring = np.stack([np.cos(a), np.sin(a)], -1)
+        r = self.profile.ball_radius_mm
         mask = np.zeros((size[1], size[0]), np.uint8)
-        for q in p.pockets:
-            _fill_table_polygon(mask, view, np.asarray(q.xy_mm) + (q.radius_mm + 2 * r) * ring, r, s)
+        _fill_discs(mask, view, [(q.xy_mm, q.radius_mm + 2 * r, r) for q in self.profile.pockets], s)
         return mask.astype(bool)
 
     # ---- per frame -------------------------------------------------------------------------------
@@ -843,6 +832,17 @@ def _fill_table_polygon(mask: np.ndarray, view: TableView, poly_mm: np.ndarray, 
     ``h_mm`` above the cloth."""
     px = view.project(np.c_[poly_mm, np.full(len(poly_mm), h_mm)])
     cv2.fillPoly(mask, [np.round(((px + 0.5) / s - 0.5) * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
+
+
+_DISC_ANGLES = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+_DISC = np.stack([np.cos(_DISC_ANGLES), np.sin(_DISC_ANGLES)], -1)  # a disc's outline as a 24-gon, unit radius
+
+
+def _fill_discs(mask: np.ndarray, view: TableView, discs: list, s: int) -> None:
+    """Fill in ``mask`` (the picture shrunk ``s`` times) table discs ``(centre_mm, radius_mm, h_mm)``,
+    each seen ``h_mm`` above the cloth (24-gons)."""
+    for xy, radius, h in discs:
+        _fill_table_polygon(mask, view, np.asarray(xy) + radius * _DISC, h, s)
 
 
 def _channel_sum(img: np.ndarray) -> np.ndarray:

@@ -46,7 +46,7 @@ class TableView:
 
     ``radius_grid_px`` is the apparent radius of a resting ball over the picture on a coarse grid
     (``grid_step_px`` apart), for sizing search windows without a projection per pixel;
-    ``shape_grid`` (3, gy, gx) the outline's shape there (:meth:`shape_at_px`)."""
+    ``shape_grid`` (gy, gx, 3) the outline's shape there (:meth:`shape_at_px`)."""
 
     def __init__(self, calibration: Calibration, profile: TableProfile, grid_step_px: int = 32):
         self.cal = calibration
@@ -75,7 +75,7 @@ class TableView:
         cov = np.einsum("nsi,nsj->nij", d, d) / _OUTLINE_SAMPLES
         shape = np.linalg.inv(2.0 * cov + 1e-12 * np.eye(2)) * (rad * rad)[:, None, None]
         shape[~np.isfinite(shape).all(axis=(1, 2))] = np.eye(2)  # beyond the camera's view: a circle
-        self.shape_grid = np.stack([shape[:, 0, 0], shape[:, 0, 1], shape[:, 1, 1]]).reshape(3, len(gy), len(gx)).astype(np.float32)
+        self.shape_grid = np.stack([shape[:, 0, 0], shape[:, 0, 1], shape[:, 1, 1]], -1).reshape(len(gy), len(gx), 3).astype(np.float32)
 
     # ---- projection --------------------------------------------------------------------------
     def project(self, xyh_mm: np.ndarray) -> np.ndarray:
@@ -135,16 +135,17 @@ class TableView:
         ``A`` for which the outline lies ``R / sqrt(u^T A u)`` px from its centre in the direction
         ``u``, ``R`` the mean radius (:meth:`radius_at_px`); the identity for a circle. Interpolated
         from the coarse grid."""
-        a00, a01, a11 = (self._on_grid(g, xy_px) for g in self.shape_grid)
-        return np.stack([np.stack([a00, a01], -1), np.stack([a01, a11], -1)], -2)
+        a = self._on_grid(self.shape_grid, xy_px)  # (N, 3): a00, a01, a11, read at once
+        return a[:, [0, 1, 1, 2]].reshape(-1, 2, 2)
 
     def _on_grid(self, g: np.ndarray, xy_px: np.ndarray) -> np.ndarray:
-        """Bilinear read of a coarse grid (``grid_step_px`` apart) at picture points (N, 2)."""
+        """Bilinear read of a coarse grid (gy, gx) or (gy, gx, C) (``grid_step_px`` apart) at picture
+        points (N, 2): (N,) or (N, C)."""
         p = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) / self.grid_step_px
         x = np.clip(p[:, 0], 0, g.shape[1] - 1.001)
         y = np.clip(p[:, 1], 0, g.shape[0] - 1.001)
         x0, y0 = x.astype(int), y.astype(int)
-        fx, fy = x - x0, y - y0
+        fx, fy = (v.reshape(v.shape + (1,) * (g.ndim - 2)) for v in (x - x0, y - y0))
         top = g[y0, x0] * (1 - fx) + g[y0, x0 + 1] * fx
         bottom = g[y0 + 1, x0] * (1 - fx) + g[y0 + 1, x0 + 1] * fx
         return top * (1 - fy) + bottom * fy
