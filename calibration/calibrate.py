@@ -12,8 +12,9 @@ Automatic, :func:`calibrate_image`:
    narrow search on dense averaged profiles follows, then the homography, k1, k2 and the principal
    point are fitted together to all edge points (:func:`_joint_lens`);
 4. the homography corners (undistorted px) -> corners (mm) follows; the focal length is estimated from
-   it when the view has enough perspective (else given, or a default), and ``cv2.solvePnP`` places
-   the camera (its height, for parallax);
+   it when the view has enough perspective (else given, or a default), then from the outlines of
+   lone resting balls when there are enough of them (:mod:`calibration.balls`), and
+   ``cv2.solvePnP`` places the camera (its height, for parallax);
 5. quality: the side lines' scatter, the seen aspect ratio against the profile's, and the pockets (or
    bed holes) found near where the profile puts them; a calibration that fails a check raises
    :class:`CalibrationError` saying what was seen and what to do.
@@ -34,6 +35,7 @@ import numpy as np
 from scipy.optimize import brentq, least_squares
 
 from calibration import detect
+from calibration.balls import ball_outlines, focal_from_outlines
 from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, focal_from_homography,
                                 undistort_px)
 from calibration.homography import CalibrationError, Homography, as_points
@@ -73,6 +75,11 @@ class CalibrationConfig:
     across_px: int = 1  # each profile of the second search averages 2 * across_px + 1 parallel ones
     joint_lens: bool = True  # refine homography, k1, k2 and the principal point together from the cushion edge points
     principal_sigma: float = 0.005  # prior on the principal point's offset from the picture's centre, share of the width
+    principal_weight: float = 0.2  # an offset of principal_sigma costs as much as every edge point this far (mm) from its side
+    focal_from_balls: bool = True  # measure the focal length on lone resting balls' outlines (calibration.balls)
+    min_focal_balls: int = 4  # outlines, away from the picture's middle, needed for that; fewer say too little
+    max_focal_balls_error: float = 0.08  # its jackknife standard error, share of the focal length, above which the table's perspective is kept
+    max_focal_balls_error_over_default: float = 0.2  # the same where the only other focal length is the default guess
 
 
 def landmarks_mm(profile: TableProfile) -> dict[str, tuple[float, float]]:
@@ -168,8 +175,9 @@ def _joint_lens(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, 
                                 (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
         q = np.c_[u, np.ones(len(u))] @ m.T
         mm = q[:, :2] / q[:, 2:3]
-        return np.r_[mm[rows, ax] - tgt, x[10:12]]
+        return np.r_[mm[rows, ax] - tgt, x[10:12] * prior_weight]
 
+    prior_weight = cfg.principal_weight * np.sqrt(len(p))
     x0 = np.r_[g0.ravel()[:8], dist[0], dist[1], 0.0, 0.0]
     sol = least_squares(resid, x0, loss="soft_l1", f_scale=1.0, x_scale="jac")
     kk, dd, m = unpack(sol.x)
@@ -372,6 +380,17 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
     if camera_height_mm and focal_source == "default":
         k, dist = _with_focal(k, dist, _focal_for_height(hom, size, profile, camera_height_mm))
         focal_source = "from camera height"
+    from_balls = None
+    if focal_source in ("default", "estimated") and config.focal_from_balls:
+        provisional = _build(size, k, dist, hom, profile, None, "automatic", focal_source, head)
+        from_balls = focal_from_outlines(ball_outlines(image, provisional, profile), w_img)
+        limit = config.max_focal_balls_error if focal_source == "estimated" else config.max_focal_balls_error_over_default
+        if (from_balls is not None and from_balls[2] >= config.min_focal_balls and from_balls[1] <= limit * from_balls[0]
+                and config.min_focal_per_width * w_img <= from_balls[0] <= config.max_focal_per_width * w_img):
+            # A sphere's outline measures the angle off the axis directly; the table's perspective
+            # tells it only as well as the lens model is right and the view is tilted.
+            k, dist = _with_focal(k, dist, from_balls[0])
+            focal_source = "balls"
     worst = max(rms, key=rms.get)
     if rms[worst] > config.max_line_rms_px:
         raise CalibrationError(
@@ -418,6 +437,8 @@ def calibrate_image(image: np.ndarray, profile: TableProfile, *, head: str | Non
         line_rms_px={side: round(v, 4) for side, v in rms.items()},
         straightness_rms_px={"before": round(straight[0], 4), "after": round(straight[1], 4)},
         landmarks_mm=lm, landmark_rms_mm=round(float(np.sqrt(np.mean(np.square(list(lm.values()))))), 3) if lm else None,
+        focal_balls=None if from_balls is None else
+        {"focal_px": round(from_balls[0], 1), "error_px": round(from_balls[1], 1), "balls": from_balls[2]},
     )
 
 
