@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -122,8 +123,7 @@ class Detector:
         old_bg.roi, old_bg.roi_u8 = self._bg.roi, self._bg.roi_u8
         self._bg = old_bg
         if prev is not None and len(prev.balls):
-            from dataclasses import replace
-
+    
             sil, _, rad = self._view.outline(prev.balls.xy_mm, prev.balls.height_mm)
             self._prev = replace(prev, balls=replace(prev.balls, xy_px=sil, radius_px=rad * self.radius_scale))
         self._ref_low = None  # examine the whole table on the next frame
@@ -275,6 +275,7 @@ class Detector:
                          self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift, shape=self._shape_px(cand),
                          retry=~by_pocket)
         keep = self._accept(fits, by_pocket)
+        stays |= self._rough_in_place(fits, keep, old, again & old_still & (old.state == BallState.VISIBLE))
         strength = fits.visible + fits.contrast / 1000.0
         kept = np.nonzero(keep)[0]
         kept = kept[_nms(fits.centre[kept], strength[kept], 1.2 * fits.radius_pred[kept])]
@@ -370,7 +371,6 @@ class Detector:
         seen clearly at once) by EM, then from each ball seen clearly and at rest (in the same place
         as a ball of the previous frame). Returns ``new`` with its classes read again after an
         opening."""
-        from dataclasses import replace
 
         self._new_still = _near(new.xy_px, old.xy_px[old.state != BallState.OCCLUDED], 0.25 * new.radius_px)
         if not self.colours.opened and clear.sum() >= max(2, 0.75 * len(self.profile.balls)):
@@ -726,6 +726,28 @@ class Detector:
         contrast a ball needs, and a tenth of the colour's brightness (shading, texture)."""
         return 1.5 * self.cfg.min_edge_contrast + 0.1 * np.linalg.norm(colour, axis=1)
 
+    def _rough_in_place(self, fits: BallFits, keep: np.ndarray, old: BallDetections, look: np.ndarray) -> np.ndarray:
+        """Which of the previous frame's balls (``look``: those that stood still and were looked at
+        again) stand where they were though their refit was refused: no accepted outline lies near the
+        place, but a refused one, round a foreground core with most of its outline seen, lies within
+        ``rest_hold`` radii of it. A ball passing close by lays its shadow on a dark ball's edge, and
+        the outline read there is rough for a few frames; dropped, a still ball that the foreground
+        then shows only in part would not be found again until it moved."""
+        hold = np.zeros(len(old), bool)
+        idx = np.nonzero(look)[0]
+        cfg = self.cfg
+        refused = np.nonzero(~keep & (fits.visible >= cfg.min_visible) & (fits.core_score >= 1.0)
+                             & (fits.contrast >= cfg.min_edge_contrast))[0]
+        if not len(idx) or not len(refused):
+            return hold
+        place, r = old.xy_px[idx], old.radius_px[idx]
+        near = np.linalg.norm(place[:, None] - fits.centre[refused][None], axis=2).min(axis=1) <= cfg.rest_hold * r
+        accepted = fits.centre[keep]
+        if len(accepted):
+            near &= np.linalg.norm(place[:, None] - accepted[None], axis=2).min(axis=1) > 0.8 * r
+        hold[idx[near]] = True
+        return hold
+
     def _standing(self, parts: "_Parts", old: BallDetections, look: np.ndarray) -> np.ndarray:
         """Which of the previous frame's balls (``look``: those that stood still and were looked at again)
         still stand where they were though no outline was fitted: a round, ball-sized blob of the
@@ -771,7 +793,6 @@ class Detector:
             (x, y), rr = self._low_px(old.xy_px[i])[0] - win.origin, max(1, int(round(old.radius_px[i] / self._scale)))
             under = occ_mask[max(0, y - rr):min(h, y + rr + 1), max(0, x - rr):min(w, x + rr + 1)]
             covered[i] = under.size > 0 and under.mean() >= 0.3
-        from dataclasses import replace
 
         sub = old[covered]
         return replace(sub, frame=frame, t_s=t_s, state=np.full(len(sub), BallState.OCCLUDED, np.uint8),

@@ -5,9 +5,12 @@ only while it stood unchanged; an outline amid its own colour (a fingertip) is n
 import cv2
 import numpy as np
 
+from types import SimpleNamespace
+
 from vision import BallState
 from vision.config import DetectorConfig
-from vision.detect import _continued, _settle, _stands_out
+from vision.balls import BallFits
+from vision.detect import Detector, _continued, _settle, _stands_out
 from vision.types import BallDetections
 
 CLOTH_BGR = (40, 110, 30)
@@ -81,6 +84,33 @@ def test_a_fit_of_part_of_a_resting_balls_outline_leaves_it_where_it_stood():
     assert rest[:, 0].tolist() == [6.0, 1.0]
     far = _balls([[104.0, 100.0]])  # 0.4 radii: beyond what a partial fit errs by
     assert np.allclose(_settle(far, 1, np.zeros(1, bool), old[:1], old_rest[:1], cfg)[0].xy_px, far.xy_px)
+
+
+def _fits(centres, visible, rms) -> BallFits:
+    c = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    n = len(c)
+    one = np.ones(n)
+    return BallFits(c, 10.0 * one, 10.0 * one, np.asarray(visible, float), 0.05 * one, 25.0 * one, np.asarray(rms, float),
+                    np.zeros(n), np.zeros((n, 19, 3), np.float32), 2.0 * one)
+
+
+def test_a_still_ball_whose_refit_is_refused_as_rough_stands_where_it_was():
+    """A ball passing close by lays its shadow on a dark ball's edge: the refit near the place is
+    rough and refused. The ball stands where it was; not when nothing was fitted there, when the
+    rough fit lies beyond rest_hold, or when an accepted fit is the ball."""
+    cfg = DetectorConfig()
+    det = SimpleNamespace(cfg=cfg)
+    old = _balls([[100.0, 100.0], [300.0, 100.0], [500.0, 100.0], [700.0, 100.0]])
+    look = np.ones(4, bool)
+    # ball 0: refused rough fit 1.1 px off; ball 1: nothing fitted; ball 2: refused 4 px off (0.4 radii);
+    # ball 3: an accepted fit at its place, and a refused one beside it
+    fits = _fits([[101.1, 100.0], [504.0, 100.0], [700.2, 100.0], [701.0, 100.0]], [0.97, 0.97, 0.95, 0.9], [1.98, 1.9, 0.5, 2.0])
+    keep = np.array([False, False, True, False])
+    hold = Detector._rough_in_place(det, fits, keep, old, look)
+    assert hold.tolist() == [True, False, False, False]
+    # most of the outline must have been seen, round a foreground core
+    faint = _fits([[101.1, 100.0]], [0.3], [1.98])
+    assert not Detector._rough_in_place(det, faint, np.array([False]), old[:1], look[:1]).any()
 
 
 def test_a_fingertip_is_continued_by_its_finger_a_ball_is_not():
