@@ -287,15 +287,34 @@ class Detector:
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
         new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s,
                                                       surround=(image, np.concatenate([fits.centre[kept], carried.xy_px])))
-        ends = _streak_ends(new)  # the two ends of a fast ball's streak, each fitted as a ball: the blob step takes it
+        # the two ends of a fast ball's streak, each fitted as a ball: the ball was half way between them
+        # in the middle of the exposure (the frame's time); their discs are no one else's
+        still = old[old_still] if prev is not None else None  # (nothing moves as the video starts)
+        ends, middles, middle_f = self._streak_middles(new, new_f, still)
+        smeared = new[ends]
         if ends.any():
-            new, new_f, new_clear = new[~ends], new_f[~ends], new_clear[~ends]
-        left = (fg[win.slices] & ~self._discs(BallDetections.concat([carried, new]), 1.25, win)).astype(np.uint8)
+            keep_rows = ~ends
+            new = BallDetections.concat([new[keep_rows], middles])
+            new_f = np.concatenate([new_f[keep_rows], middle_f])
+            new_clear = np.concatenate([new_clear[keep_rows], np.zeros(len(middles), bool)])
+        # one end fitted and the rest of the streak a stadium of foreground beyond it, or both fitted
+        xy_px, drop, far_ends = self._stadium_middles(new, fg, win, still, carried, old)
+        if len(far_ends):
+            new_clear = new_clear & np.all(xy_px == new.xy_px, axis=1)  # a smeared colour teaches nothing
+            new = replace(new, xy_px=xy_px, xy_mm=self._view.balls_to_table(xy_px))
+            new, new_f, new_clear = new[~drop], new_f[~drop], new_clear[~drop]
+            smeared = BallDetections.concat([smeared, far_ends])
+        left = (fg[win.slices] & ~self._discs(BallDetections.concat([carried, new, smeared]), 1.25, win)).astype(np.uint8)
         if self._r_low >= 3:
             left = cv2.morphologyEx(left, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         parts = _Parts(left, win)
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
-                                                        np.concatenate([carried.xy_px, new.xy_px]))
+                                                        np.concatenate([carried.xy_px, new.xy_px]), old[old_still].xy_px)
+        ends, middles, middle_f = self._streak_middles(packed, packed_f, still)  # a short streak taken for two touching balls
+        if ends.any():
+            packed = BallDetections.concat([packed[~ends], middles])
+            packed_f = np.concatenate([packed_f[~ends], middle_f])
+            packed_clear = np.concatenate([packed_clear[~ends], np.zeros(len(middles), bool)])
         blobs, blob_f, blob_round = self._blobs(image, parts, region, frame, t_s,
                                                 np.concatenate([carried.xy_px, new.xy_px, packed.xy_px]))
         stand = self._standing(parts, old, again & old_still & (old.state == BallState.VISIBLE))
@@ -611,18 +630,27 @@ class Detector:
         return near & (beyond > self.cfg.in_pocket_mm * p.ball_radius_mm)
 
     def _clusters(self, image: np.ndarray, score: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int,
-                  t_s: float, known_px: np.ndarray) -> tuple[BallDetections, np.ndarray, np.ndarray]:
+                  t_s: float, known_px: np.ndarray, still_px: np.ndarray | None = None) -> tuple[BallDetections, np.ndarray, np.ndarray]:
         """Balls packed together (a rack, a cluster after a kiss): a foreground blob of several balls
         that no outline was fitted in, since no ray from a ball inside reaches cloth. Their circles
         are found by their edges (``cv2.HoughCircles`` at the predicted radius, on the blob's part
         of the full picture), then each is fitted as a packed ball and accepted as any ball is. The
-        blobs a packed ball was found in are marked used in ``parts``."""
+        blobs a packed ball was found in are marked used in ``parts``. A blob shaped as one ball's
+        streak (a stadium as wide as a ball, longer than two touching balls) where no ball stood still
+        is left to the blob step: a circle found at one of its ends is not where the ball was
+        (``still_px`` None: nothing moves, as when the video starts)."""
         s, r_low = self._scale, self._r_low
         cand, comp_of = [], []
+        still_low = None if still_px is None else (np.asarray(still_px, dtype=np.float64).reshape(-1, 2) + 0.5) / s - 0.5
         for i in parts.ids():
             x0, y0, w, h = parts.box(i)
             if parts.area(i) < 1.6 * math.pi * r_low**2 or not region[parts.centre_yx(i)] or parts.touches(i, self._roi_edge):
                 continue  # too small, not where anything changed, or coming in from beyond the table (a cue, an arm)
+            if still_low is not None and parts.area(i) - math.pi * r_low**2 >= 1.2 * 4 * r_low**2:  # half its length beyond a disc: 1.2 radii or more
+                minor, major, _ = _spread(parts.mask(i))
+                inside = ((still_low[:, 0] >= x0) & (still_low[:, 0] < x0 + w) & (still_low[:, 1] >= y0) & (still_low[:, 1] < y0 + h))
+                if 0.35 * r_low <= minor <= 0.75 * r_low and major >= 1.15 * minor and not inside.any():
+                    continue
             r = float(self._view.radius_at_px(((parts.centre(i)[None] + 0.5) * s - 0.5))[0]) * self.radius_scale
             pad = int(math.ceil(r))
             fx0, fy0 = max(0, x0 * s - pad), max(0, y0 * s - pad)
@@ -725,6 +753,103 @@ class Detector:
         """How near (grey levels, (n,)) a colour must be to the colours (n, 3) to be theirs: the edge
         contrast a ball needs, and a tenth of the colour's brightness (shading, texture)."""
         return 1.5 * self.cfg.min_edge_contrast + 0.1 * np.linalg.norm(colour, axis=1)
+
+    def _streak_middles(self, new: BallDetections, new_f: np.ndarray, still: BallDetections | None
+                        ) -> tuple[np.ndarray, BallDetections, np.ndarray]:
+        """The ends of fast balls' streaks among the new outlines (:func:`_streak_pairs`, (n,) bool)
+        and, for each pair, one ball half way between them, its colour uncertain. Not where a ball
+        stood still (two touching balls of uncertain colour), nor as the video starts (``still``
+        None): nothing moves then."""
+        pairs = [] if still is None else [
+            (a, b) for a, b in _streak_pairs(new)
+            if not _near(new.xy_px[[a, b]], still.xy_px, 0.5 * new.radius_px[[a, b]]).any()]
+        ends = np.zeros(len(new), bool)
+        if not pairs:
+            return ends, BallDetections.empty(new.frame, new.t_s, self.classes), np.zeros((0, new_f.shape[1] if new_f.ndim == 2 else 3))
+        a, b = np.array(pairs).T
+        ends[a] = ends[b] = True
+        xy_px = 0.5 * (new.xy_px[a] + new.xy_px[b])
+        k = len(pairs)
+        middles = BallDetections(frame=new.frame, t_s=new.t_s, classes=self.classes, xy_mm=self._view.balls_to_table(xy_px),
+                                 xy_px=xy_px, radius_px=0.5 * (new.radius_px[a] + new.radius_px[b]), height_mm=np.zeros(k),
+                                 label=np.full(k, "", dtype=object),
+                                 class_prob=(0.5 * (new.class_prob[a] + new.class_prob[b])).astype(np.float32),
+                                 score=np.minimum(new.score[a], new.score[b]), state=np.full(k, BallState.VISIBLE, np.uint8))
+        return ends, middles, 0.5 * (new_f[a] + new_f[b])
+
+    def _stadium_middles(self, new: BallDetections, fg: np.ndarray, win: "_Window", still: BallDetections | None,
+                         carried: BallDetections, before: BallDetections) -> tuple[np.ndarray, np.ndarray, BallDetections]:
+        """A fast ball smears into a stadium over the exposure; an outline fitted at one of its round
+        ends puts the ball up to half its path from where it was in the middle of the exposure (the
+        frame's time). New balls that no ball stood at a frame ago, whose outlines are the ends of a
+        foreground stadium (as wide as a ball, longer by at least a radius) that holds no other ball,
+        are one ball in the stadium's middle: one end fitted, the ball is moved there; both ends fitted
+        (a white ball keeps its colour however smeared), they are one ball half way between them, if
+        the stadium is as wide there as at its ends (two touching balls pinch in between). A streak
+        continues a ball of the previous frame (``before``) no further than a frame's travel away: a
+        ball put down by a hand, whose blob the hand's leaving stretches, is not moved.
+
+        Returns the new balls' places (n, 2) px, which rows are dropped (the second end of a pair)
+        and, as balls, the streaks' ends (their discs are this ball's, no other's)."""
+        xy_px = new.xy_px.copy()
+        drop = np.zeros(len(new), bool)
+        none = BallDetections.empty(new.frame, new.t_s, self.classes)
+        if not len(new) or still is None:
+            return xy_px, drop, none
+        # where a ball was a frame ago, one is not racing through
+        moving = ~_near(new.xy_px, before.xy_px, 0.5 * new.radius_px) & (new.state == BallState.VISIBLE)
+        if not moving.any():
+            return xy_px, drop, none
+        s = self._scale
+        mask = fg[win.slices].astype(np.uint8)
+        _, lab, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        h, w = lab.shape
+
+        def comp_of(px: np.ndarray) -> np.ndarray:
+            q = self._low_px(px) - win.origin
+            on = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
+            return np.where(on, lab[np.clip(q[:, 1], 0, h - 1), np.clip(q[:, 0], 0, w - 1)], 0)
+
+        comp = comp_of(new.xy_px)
+        fixed = np.concatenate([comp_of(carried.xy_px), comp_of(still.xy_px)])
+        moved, ends = [], []
+        for i in np.unique(comp[moving & (comp > 0)]):
+            mine = np.nonzero(comp == i)[0]
+            if len(mine) > 2 or not moving[mine].all() or (fixed == i).any():
+                continue  # another ball is in it
+            r = float(new.radius_px[mine].mean()) / s
+            smear = (stats[i, cv2.CC_STAT_AREA] - math.pi * r * r) / (4 * r)  # half the path, as in _blobs
+            if smear < 0.5 * r:
+                continue
+            bx, by, bw, bh = (int(v) for v in stats[i, :4])
+            minor, major, axes = _spread((lab[by:by + bh, bx:bx + bw] == i).astype(np.uint8))
+            if not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
+                continue  # not a stadium: the ball and an arm, a cue, another ball
+            at = (new.xy_px[mine] + 0.5) / s - 0.5
+            if len(mine) == 2:
+                mid = at.mean(axis=0)
+                across = np.array([-axes[1, 1], axes[0, 1]])
+                line = mid + np.outer(np.linspace(-0.7 * r, 0.7 * r, 9), across)
+                qx = np.clip(np.round(line[:, 0] - win.origin[0]).astype(int), 0, w - 1)
+                qy = np.clip(np.round(line[:, 1] - win.origin[1]).astype(int), 0, h - 1)
+                if (lab[qy, qx] == i).mean() < 0.8:
+                    continue  # pinched between them: two touching balls
+            else:
+                mid = cents[i] + win.origin
+                if abs(float((mid - at[0]) @ axes[:, 1])) < 0.5 * smear:
+                    continue  # the outline was fitted near the middle already
+            centre = (mid + 0.5) * s - 0.5
+            if not _near(centre[None], before.xy_px, np.array([(4.0 * smear + 2.0 * r) * s]))[0]:
+                continue  # no ball came from within a frame's travel
+            ends.append(new[mine])
+            if len(mine) == 1:
+                ends.append(replace(new[mine], xy_px=2.0 * centre[None] - new.xy_px[mine]))
+            xy_px[mine[0]] = centre
+            drop[mine[1:]] = True
+            moved.append(mine[0])
+        if not moved:
+            return xy_px, drop, none
+        return xy_px, drop, BallDetections.concat(ends)
 
     def _rough_in_place(self, fits: BallFits, keep: np.ndarray, old: BallDetections, look: np.ndarray) -> np.ndarray:
         """Which of the previous frame's balls (``look``: those that stood still and were looked at
@@ -964,19 +1089,20 @@ def _continued(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: 
     return same.mean(axis=1)
 
 
-def _streak_ends(balls: BallDetections) -> np.ndarray:
-    """Detections that are the two ends of one smeared ball: pairs nearer than three radii whose
-    colours are both uncertain (the ball is mixed with the cloth along a streak; two touching balls
-    show their colours)."""
+def _streak_pairs(balls: BallDetections) -> list[tuple[int, int]]:
+    """Detections that are the two ends of one smeared ball: pairs, each the other's nearest, nearer
+    than three radii, whose colours are both uncertain (the ball is mixed with the cloth along a
+    streak; two touching balls show their colours)."""
     unsure = np.nonzero(balls.label == "")[0]
-    out = np.zeros(len(balls), bool)
     if len(unsure) < 2:
-        return out
+        return []
     p = balls.xy_px[unsure]
     d = np.linalg.norm(p[:, None] - p[None], axis=2)
-    close = (d < 3.0 * balls.radius_px[unsure][:, None]) & ~np.eye(len(unsure), dtype=bool)
-    out[unsure[close.any(axis=1)]] = True
-    return out
+    np.fill_diagonal(d, np.inf)
+    nearest = np.argmin(d, axis=1)
+    rows = np.arange(len(unsure))
+    mutual = (nearest[nearest] == rows) & (d[rows, nearest] < 3.0 * balls.radius_px[unsure]) & (rows < nearest)
+    return [(int(unsure[a]), int(unsure[nearest[a]])) for a in np.nonzero(mutual)[0]]
 
 
 def _near(pts: np.ndarray, others: np.ndarray, within: np.ndarray) -> np.ndarray:

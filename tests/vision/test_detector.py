@@ -5,7 +5,7 @@ for a long time never absorbed; airborne and in-pocket balls; projected rings; b
 import numpy as np
 import pytest
 
-from simulator.scene import BallPose, Occluder
+from simulator.scene import BallPose, Occluder, Scene
 from vision import BallState, Detector
 from vision.fit import fit_circles
 
@@ -279,3 +279,34 @@ def test_a_bumped_camera_is_followed_after_recalibration(ficha):
 def test_detector_takes_any_profile_colours():
     det = Detector(table("bar-billiards").profile, table("bar-billiards").calibration)
     assert det.classes == ("red", "white")
+
+
+@pytest.mark.parametrize("speed_mm_s", [2500.0, 4500.0])
+def test_a_fast_balls_streak_is_placed_where_the_ball_was_mid_exposure(speed_mm_s):
+    """At 30 fps with the shutter open half the frame, a ball at 2.5-4.5 m/s smears into a stadium
+    40-75 mm long. An outline fits at either end of it; the ball was in the middle at the frame's
+    time (mid-exposure), and it is one ball."""
+    t = table("ficha", seed=11)
+    p = t.profile
+    r = p.ball_radius_mm
+    others = [BallPose("r1", (300.0, 200.0)), BallPose("y1", (1100.0, 600.0)), BallPose("r2", (400.0, 620.0))]
+    start = np.array([250.0, 420.0])
+    frames, truth = [], []
+    for k in range(8):
+        moving = max(0, k - 3) / 30.0  # still for three frames, then struck along the table
+        xy = start + np.array([speed_mm_s * moving, 0.0])
+        if moving:
+            offs = np.linspace(-0.5, 0.5, 13) / 60.0
+            scenes = [Scene(k / 30.0 + o, tuple(others) + (BallPose("cue", (float(xy[0] + speed_mm_s * o), float(xy[1]))),), ())
+                      for o in offs]
+        else:
+            scenes = [Scene(k / 30.0, tuple(others) + (BallPose("cue", (float(xy[0]), float(xy[1]))),), ())]
+        frames.append(t.renderer.render(scenes))
+        truth.append(xy)
+    dets = run(t.detector(), frames)
+    for k in range(4, 8):
+        b = dets[k].balls
+        near = np.linalg.norm(b.xy_mm - truth[k], axis=1) < 4 * r
+        assert near.sum() == 1, f"frame {k}: {near.sum()} balls on the streak"
+        err = float(np.linalg.norm(b.xy_mm[near][0] - truth[k]))
+        assert err < 8.0, f"frame {k}: {err:.1f} mm from the middle of the streak"
