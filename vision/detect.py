@@ -290,7 +290,7 @@ class Detector:
         # the two ends of a fast ball's streak, each fitted as a ball: the ball was half way between them
         # in the middle of the exposure (the frame's time); their discs are no one else's
         still = old[old_still] if prev is not None else None  # (nothing moves as the video starts)
-        ends, middles, middle_f = self._streak_middles(new, new_f, still)
+        ends, middles, middle_f = self._streak_middles(image, new, still)
         smeared = new[ends]
         if ends.any():
             keep_rows = ~ends
@@ -310,7 +310,7 @@ class Detector:
         parts = _Parts(left, win)
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]), old[old_still].xy_px)
-        ends, middles, middle_f = self._streak_middles(packed, packed_f, still)  # a short streak taken for two touching balls
+        ends, middles, middle_f = self._streak_middles(image, packed, still)  # a short streak taken for two touching balls
         if ends.any():
             packed = BallDetections.concat([packed[~ends], middles])
             packed_f = np.concatenate([packed_f[~ends], middle_f])
@@ -716,11 +716,7 @@ class Detector:
         comp, centre, radius, smear, axis = a[:, 0].astype(int), a[:, 1:3], a[:, 3], a[:, 4], a[:, 5:7]
         xy_mm = self._view.balls_to_table(centre)
         q = self._low_px(centre)
-        cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
-        alpha = (1.0 / smear)[:, None]
-        core = summarise_colours(sample_core(image, centre, radius * 0.5))
-        f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
-        prob, label, far = self.colours.classify(f)
+        core, f, prob, label, far = self._smeared_colour(image, centre, radius, smear)
         streak = smear > 1.0
         # no outline vouches for a blob: its colour must (a streak's may be too mixed to name), and it
         # must stand out from the cloth round it now (a ghost in the background model is cloth); a round
@@ -754,28 +750,43 @@ class Detector:
         contrast a ball needs, and a tenth of the colour's brightness (shading, texture)."""
         return 1.5 * self.cfg.min_edge_contrast + 0.1 * np.linalg.norm(colour, axis=1)
 
-    def _streak_middles(self, new: BallDetections, new_f: np.ndarray, still: BallDetections | None
+    def _smeared_colour(self, image: np.ndarray, centre: np.ndarray, radius: np.ndarray, smear: np.ndarray) -> tuple:
+        """The colour of balls smeared over ``smear`` (n,) times their width along their path: the
+        core's colour unmixed from the cloth's (on the path's axis, the ball covers a pixel for
+        1 / smear of the exposure). Returns the core's colours, the features, the class
+        probabilities, labels and distances (:meth:`ColourModel.classify`)."""
+        q = self._low_px(centre)
+        cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
+        alpha = (1.0 / np.maximum(smear, 1.0))[:, None]
+        core = summarise_colours(sample_core(image, centre, radius * 0.5))
+        f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
+        return (core, f, *self.colours.classify(f))
+
+    def _streak_middles(self, image: np.ndarray, new: BallDetections, still: BallDetections | None
                         ) -> tuple[np.ndarray, BallDetections, np.ndarray]:
         """The ends of fast balls' streaks among the new outlines (:func:`_streak_pairs`, (n,) bool)
-        and, for each pair, one ball half way between them, its colour uncertain. Not where a ball
-        stood still (two touching balls of uncertain colour), nor as the video starts (``still``
-        None): nothing moves then."""
+        and, for each pair, one ball half way between them, named by its colour unmixed from the
+        cloth's (:meth:`_smeared_colour`), and its colour features. Not where a ball stood still
+        (two touching balls of uncertain colour), nor as the video starts (``still`` None): nothing
+        moves then."""
         pairs = [] if still is None else [
             (a, b) for a, b in _streak_pairs(new)
             if not _near(new.xy_px[[a, b]], still.xy_px, 0.5 * new.radius_px[[a, b]]).any()]
         ends = np.zeros(len(new), bool)
         if not pairs:
-            return ends, BallDetections.empty(new.frame, new.t_s, self.classes), np.zeros((0, new_f.shape[1] if new_f.ndim == 2 else 3))
+            return ends, BallDetections.empty(new.frame, new.t_s, self.classes), np.zeros((0, 3))
         a, b = np.array(pairs).T
         ends[a] = ends[b] = True
         xy_px = 0.5 * (new.xy_px[a] + new.xy_px[b])
+        radius = 0.5 * (new.radius_px[a] + new.radius_px[b])
+        half_path = 0.5 * np.linalg.norm(new.xy_px[a] - new.xy_px[b], axis=1)
+        _, f, prob, label, _ = self._smeared_colour(image, xy_px, radius, half_path / radius)
         k = len(pairs)
         middles = BallDetections(frame=new.frame, t_s=new.t_s, classes=self.classes, xy_mm=self._view.balls_to_table(xy_px),
-                                 xy_px=xy_px, radius_px=0.5 * (new.radius_px[a] + new.radius_px[b]), height_mm=np.zeros(k),
-                                 label=np.full(k, "", dtype=object),
-                                 class_prob=(0.5 * (new.class_prob[a] + new.class_prob[b])).astype(np.float32),
-                                 score=np.minimum(new.score[a], new.score[b]), state=np.full(k, BallState.VISIBLE, np.uint8))
-        return ends, middles, 0.5 * (new_f[a] + new_f[b])
+                                 xy_px=xy_px, radius_px=radius, height_mm=np.zeros(k), label=label,
+                                 class_prob=prob.astype(np.float32), score=np.minimum(new.score[a], new.score[b]),
+                                 state=np.full(k, BallState.VISIBLE, np.uint8))
+        return ends, middles, f
 
     def _stadium_middles(self, new: BallDetections, fg: np.ndarray, win: "_Window", still: BallDetections | None,
                          carried: BallDetections, before: BallDetections) -> tuple[np.ndarray, np.ndarray, BallDetections]:
