@@ -50,6 +50,7 @@ __all__ = ["Detector"]
 log = logging.getLogger(__name__)
 
 _REFRESH_S = 2.0  # seconds between examinations of the whole table
+_UNSETTLED_FRAMES = 5  # after a recalibration, frames in which no streak is looked for
 _RECENT_S = 0.5  # how long a ball's passing keeps a pocket's mouth open to partial outlines (_by_pockets)
 _MAINTAIN_S = 0.5  # seconds between checks for uncovered cloth
 _CHANGE_GREY = 30  # grey levels (summed over the channels, shrunk picture) that count as a change, well above noise
@@ -93,6 +94,7 @@ class Detector:
         self._last_maintain_t = -math.inf
         self._occ: list[tuple[np.ndarray, tuple[int, int, int, int]]] = []  # occluders, with their boxes
         self._moved: deque[tuple[float, np.ndarray]] = deque()  # (t_s, full px (n, 2)): balls looked at again lately
+        self._unsettled = 0  # frames left after a camera move in which a smeared ball is not taken for a fast one
 
     # ---- set-up ------------------------------------------------------------------------------
     @property
@@ -112,6 +114,7 @@ class Detector:
         if old_pins is not None and self._pins is not None:
             self._pins.inherit(old_pins)
         small = shift <= 0.05 * max(calibration.image_size) and calibration.image_size == old_view.cal.image_size
+        self._unsettled = _UNSETTLED_FRAMES
         if not small:
             self._reset_state()
             return
@@ -289,8 +292,11 @@ class Detector:
                                                       surround=(image, np.concatenate([fits.centre[kept], carried.xy_px])))
         # the two ends of a fast ball's streak, each fitted as a ball: the ball was half way between them
         # in the middle of the exposure (the frame's time); their discs are no one else's
-        still = old[old_still] if prev is not None else None  # (nothing moves as the video starts)
-        ends, middles, middle_f = self._streak_middles(image, new, still)
+        # nothing moves as the video starts; a camera that moves smears every ball and its last places
+        # are carried over only roughly: streaks are looked for once it has settled
+        still = old[old_still] if prev is not None and self._unsettled == 0 else None
+        self._unsettled = max(0, self._unsettled - 1)
+        ends, middles, middle_f = self._streak_middles(image, new, still, old)
         smeared = new[ends]
         if ends.any():
             keep_rows = ~ends
@@ -310,7 +316,7 @@ class Detector:
         parts = _Parts(left, win)
         packed, packed_f, packed_clear = self._clusters(image, score, parts, region, frame, t_s,
                                                         np.concatenate([carried.xy_px, new.xy_px]), old[old_still].xy_px)
-        ends, middles, middle_f = self._streak_middles(image, packed, still)  # a short streak taken for two touching balls
+        ends, middles, middle_f = self._streak_middles(image, packed, still, old)  # a short streak taken for two touching balls
         if ends.any():
             packed = BallDetections.concat([packed[~ends], middles])
             packed_f = np.concatenate([packed_f[~ends], middle_f])
@@ -762,16 +768,18 @@ class Detector:
         f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
         return (core, f, *self.colours.classify(f))
 
-    def _streak_middles(self, image: np.ndarray, new: BallDetections, still: BallDetections | None
-                        ) -> tuple[np.ndarray, BallDetections, np.ndarray]:
+    def _streak_middles(self, image: np.ndarray, new: BallDetections, still: BallDetections | None,
+                        before: BallDetections) -> tuple[np.ndarray, BallDetections, np.ndarray]:
         """The ends of fast balls' streaks among the new outlines (:func:`_streak_pairs`, (n,) bool)
         and, for each pair, one ball half way between them, named by its colour unmixed from the
         cloth's (:meth:`_smeared_colour`), and its colour features. Not where a ball stood still
         (two touching balls of uncertain colour), nor as the video starts (``still`` None): nothing
-        moves then."""
+        moves then; and only where a ball raced in from the previous frame (``before``, :func:`_raced`)."""
         pairs = [] if still is None else [
             (a, b) for a, b in _streak_pairs(new)
-            if not _near(new.xy_px[[a, b]], still.xy_px, 0.5 * new.radius_px[[a, b]]).any()]
+            if not _near(new.xy_px[[a, b]], still.xy_px, 0.5 * new.radius_px[[a, b]]).any()
+            and _raced(0.5 * (new.xy_px[a] + new.xy_px[b]), 0.5 * float(np.linalg.norm(new.xy_px[a] - new.xy_px[b])),
+                       float(new.radius_px[a]), before.xy_px)]
         ends = np.zeros(len(new), bool)
         if not pairs:
             return ends, BallDetections.empty(new.frame, new.t_s, self.classes), np.zeros((0, 3))
@@ -837,21 +845,22 @@ class Detector:
             if not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
                 continue  # not a stadium: the ball and an arm, a cue, another ball
             at = (new.xy_px[mine] + 0.5) / s - 0.5
-            if len(mine) == 2:
-                mid = at.mean(axis=0)
-                across = np.array([-axes[1, 1], axes[0, 1]])
-                line = mid + np.outer(np.linspace(-0.7 * r, 0.7 * r, 9), across)
-                qx = np.clip(np.round(line[:, 0] - win.origin[0]).astype(int), 0, w - 1)
-                qy = np.clip(np.round(line[:, 1] - win.origin[1]).astype(int), 0, h - 1)
-                if (lab[qy, qx] == i).mean() < 0.8:
-                    continue  # pinched between them: two touching balls
-            else:
-                mid = cents[i] + win.origin
-                if abs(float((mid - at[0]) @ axes[:, 1])) < 0.5 * smear:
-                    continue  # the outline was fitted near the middle already
+            mid = at.mean(axis=0) if len(mine) == 2 else cents[i] + win.origin
+            if len(mine) == 1 and abs(float((mid - at[0]) @ axes[:, 1])) < 0.5 * smear:
+                continue  # the outline was fitted near the middle already
+            # a ball's streak is as wide as the ball all along: two touching balls pinch in between,
+            # a cue's shaft against the ball it strikes is narrower
+            along = axes[:, 1] * np.sign(float((mid - at[0]) @ axes[:, 1]) or 1.0)
+            across = np.array([-along[1], along[0]])
+            probes = [mid] if len(mine) == 2 else [mid, mid + 0.5 * (mid - at[0])]
+            line = np.concatenate([p + np.outer(np.linspace(-0.7 * r, 0.7 * r, 9), across) for p in probes])
+            qx = np.clip(np.round(line[:, 0] - win.origin[0]).astype(int), 0, w - 1)
+            qy = np.clip(np.round(line[:, 1] - win.origin[1]).astype(int), 0, h - 1)
+            if (lab[qy, qx] == i).mean() < 0.8:
+                continue
             centre = (mid + 0.5) * s - 0.5
-            if not _near(centre[None], before.xy_px, np.array([(4.0 * smear + 2.0 * r) * s]))[0]:
-                continue  # no ball came from within a frame's travel
+            if not _raced(centre, smear * s, r * s, before.xy_px):
+                continue
             ends.append(new[mine])
             if len(mine) == 1:
                 ends.append(replace(new[mine], xy_px=2.0 * centre[None] - new.xy_px[mine]))
@@ -1098,6 +1107,18 @@ def _continued(image: np.ndarray, centre: np.ndarray, radius: np.ndarray, core: 
         across = np.abs(rel[..., 0] * axis[:, None, 1] - rel[..., 1] * axis[:, None, 0])
         same &= ~((across <= 1.1 * radius[:, None]) & (np.abs(axis).sum(axis=1) > 0)[:, None])
     return same.mean(axis=1)
+
+
+def _raced(centre: np.ndarray, half_path: float, radius: float, before: np.ndarray) -> bool:
+    """Whether a streak centred at ``centre`` (2,) px, ``half_path`` px half long, continues a ball
+    of the previous frame (``before`` (m, 2) px): the nearest lies at least a half path away (a
+    frame's travel is the path over the shutter's share of the frame, a half path or more), and no
+    further than four half paths and a ball's width. A ball carried by a hand, its blob stretched
+    by the hand, was about where it is a frame ago."""
+    if len(before) == 0:
+        return False
+    d = float(np.linalg.norm(before - centre, axis=1).min())
+    return half_path <= d <= 4.0 * half_path + 2.0 * radius
 
 
 def _streak_pairs(balls: BallDetections) -> list[tuple[int, int]]:
