@@ -290,12 +290,12 @@ class Detector:
             kept = kept[d.min(axis=1) > carried.radius_px.min() * 1.2]
         new, new_f, new_clear = self._ball_detections(fits, kept, frame, t_s,
                                                       surround=(image, np.concatenate([fits.centre[kept], carried.xy_px])))
-        # the two ends of a fast ball's streak, each fitted as a ball: the ball was half way between them
-        # in the middle of the exposure (the frame's time); their discs are no one else's
-        # nothing moves as the video starts; a camera that moves smears every ball and its last places
-        # are carried over only roughly: streaks are looked for once it has settled
+        # Nothing moves as the video starts; a camera that moves smears every ball and its last places
+        # are carried over only roughly: streaks are looked for once it has settled.
         still = old[old_still] if prev is not None and self._unsettled == 0 else None
         self._unsettled = max(0, self._unsettled - 1)
+        # the two ends of a fast ball's streak, each fitted as a ball: the ball was half way between them
+        # in the middle of the exposure (the frame's time); their discs are no one else's
         ends, middles, middle_f = self._streak_middles(image, new, still, old)
         smeared = new[ends]
         if ends.any():
@@ -820,8 +820,7 @@ class Detector:
         if not moving.any():
             return xy_px, drop, none
         s = self._scale
-        mask = fg[win.slices].astype(np.uint8)
-        _, lab, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        _, lab, stats, cents = cv2.connectedComponentsWithStats(fg[win.slices].astype(np.uint8), connectivity=8)
         h, w = lab.shape
 
         def comp_of(px: np.ndarray) -> np.ndarray:
