@@ -652,10 +652,9 @@ class Detector:
             x0, y0, w, h = parts.box(i)
             if parts.area(i) < 1.6 * math.pi * r_low**2 or not region[parts.centre_yx(i)] or parts.touches(i, self._roi_edge):
                 continue  # too small, not where anything changed, or coming in from beyond the table (a cue, an arm)
-            if still_low is not None and parts.area(i) - math.pi * r_low**2 >= 1.2 * 4 * r_low**2:  # half its length beyond a disc: 1.2 radii or more
-                minor, major, _ = _spread(parts.mask(i))
+            if still_low is not None and _half_path(parts.area(i), r_low) >= 1.2 * r_low:  # longer than two touching balls
                 inside = ((still_low[:, 0] >= x0) & (still_low[:, 0] < x0 + w) & (still_low[:, 1] >= y0) & (still_low[:, 1] < y0 + h))
-                if 0.35 * r_low <= minor <= 0.75 * r_low and major >= 1.15 * minor and not inside.any():
+                if _streak_shaped(*_spread(parts.mask(i))[:2], r_low) and not inside.any():
                     continue
             r = float(self._view.radius_at_px(((parts.centre(i)[None] + 0.5) * s - 0.5))[0]) * self.radius_scale
             pad = int(math.ceil(r))
@@ -703,12 +702,11 @@ class Detector:
             area = float(parts.area(i))
             if not 0.35 * math.pi * r * r <= area <= math.pi * r * r + 20 * r * r:
                 continue
-            smear = max(0.0, (area - math.pi * r * r) / (4 * r))  # half the distance travelled (a stadium of width 2r)
+            smear = max(0.0, _half_path(area, r))
             minor, major, axes = _spread(parts.mask(i))
-            # across a stadium of width 2r the spread is between a disc's (r/2) and a band's (r/sqrt(3));
             # a soft ball's blob is a smaller disc; a streak must be longer than it is wide
             streak = smear >= 0.3 * r
-            if streak and not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
+            if streak and not _streak_shaped(minor, major, r):
                 continue
             if not streak and not (0.35 * r <= minor and major <= 1.3 * minor):
                 continue
@@ -836,12 +834,12 @@ class Detector:
             if len(mine) > 2 or not moving[mine].all() or (fixed == i).any():
                 continue  # another ball is in it
             r = float(new.radius_px[mine].mean()) / s
-            smear = (stats[i, cv2.CC_STAT_AREA] - math.pi * r * r) / (4 * r)  # half the path, as in _blobs
+            smear = _half_path(stats[i, cv2.CC_STAT_AREA], r)
             if smear < 0.5 * r:
                 continue
             bx, by, bw, bh = (int(v) for v in stats[i, :4])
             minor, major, axes = _spread((lab[by:by + bh, bx:bx + bw] == i).astype(np.uint8))
-            if not (0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor):
+            if not _streak_shaped(minor, major, r):
                 continue  # not a stadium: the ball and an arm, a cue, another ball
             at = (new.xy_px[mine] + 0.5) / s - 0.5
             mid = at.mean(axis=0) if len(mine) == 2 else cents[i] + win.origin
@@ -981,6 +979,19 @@ class Detector:
                 box = (int(c[:, 0].min()), int(c[:, 1].min()), int(c[:, 0].max()) + 1, int(c[:, 1].max()) + 1)
                 out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
         return out
+
+def _half_path(area: float, r: float) -> float:
+    """Half the distance a ball of radius ``r`` travelled while the shutter was open, from the area of
+    the stadium it smeared into (a disc of radius r, and a band 2r wide along the path)."""
+    return (float(area) - math.pi * r * r) / (4.0 * r)
+
+
+def _streak_shaped(minor: float, major: float, r: float) -> bool:
+    """Whether a blob's spread across and along its axis (:func:`_spread`) is a ball's streak: across
+    a stadium 2r wide it lies between a disc's (r/2) and a band's (r/sqrt(3)), and it is longer than
+    it is wide."""
+    return 0.35 * r <= minor <= 0.75 * r and major >= 1.15 * minor
+
 
 def _spread(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
     """A blob's spread (px, one standard deviation) across and along its main axis, and the axes
