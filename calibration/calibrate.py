@@ -37,7 +37,7 @@ from scipy.optimize import brentq, least_squares
 from calibration import detect
 from calibration.balls import ball_outlines, focal_from_outlines
 from calibration.camera import (Calibration, camera_pose, default_camera_matrix, distort_px, focal_from_homography,
-                                undistort_px)
+                                undistort_points, undistort_px)
 from calibration.homography import CalibrationError, Homography, as_points
 from calibration.table import TableProfile
 
@@ -171,8 +171,7 @@ def _joint_lens(sides: list[detect.SideEdges], k: np.ndarray, dist: np.ndarray, 
 
     def resid(x: np.ndarray) -> np.ndarray:
         kk, dd, m = unpack(x)
-        u = cv2.undistortPoints(p.reshape(-1, 1, 2), kk, dd, None, None, kk,
-                                (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
+        u = undistort_points(p.reshape(-1, 1, 2), kk, dd, kk, (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
         q = np.c_[u, np.ones(len(u))] @ m.T
         mm = q[:, :2] / q[:, 2:3]
         return np.r_[mm[rows, ax] - tgt, x[10:12] * prior_weight]

@@ -35,6 +35,15 @@ log = logging.getLogger(__name__)
 
 # OpenCV's default 5 iterations leave ~0.5 px of error at k1 = -0.25 near the image corners.
 UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-10)
+
+
+def undistort_points(points: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray | None, new_matrix: np.ndarray | None,
+                     criteria: tuple = UNDISTORT_CRITERIA) -> np.ndarray:
+    """``cv2.undistortPoints`` iterated to ``criteria`` (N, 1, 2): OpenCV 5 takes the criteria there,
+    OpenCV 4 in ``undistortPointsIter``."""
+    if hasattr(cv2, "undistortPointsIter"):
+        return cv2.undistortPointsIter(points, camera_matrix, dist, None, new_matrix, criteria)
+    return cv2.undistortPoints(points, camera_matrix, dist, None, None, new_matrix, criteria)
 DEFAULT_FOCAL_PER_WIDTH = 0.9  # f = 0.9 * image width (a 58 degree horizontal field of view) when nothing better is known
 
 
@@ -50,8 +59,7 @@ def undistort_px(points_px: object, camera_matrix: np.ndarray, dist: np.ndarray)
     p = as_points(points_px)
     if len(p) == 0 or not np.any(dist):
         return p.copy()
-    return cv2.undistortPoints(p.reshape(-1, 1, 2), camera_matrix, dist, None, None, camera_matrix,
-                               UNDISTORT_CRITERIA).reshape(-1, 2)
+    return undistort_points(p.reshape(-1, 1, 2), camera_matrix, dist, camera_matrix).reshape(-1, 2)
 
 
 def distort_px(points_px: object, camera_matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 import cv2
 import numpy as np
 
+from calibration.camera import undistort_points
 from calibration.table import TableProfile
 
 __all__ = ["CameraModel", "mount_camera", "table_to_world"]
@@ -110,7 +111,7 @@ class CameraModel:
         shape = px.shape[:-1]
         pts = px.reshape(-1, 1, 2)
         crit = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10)
-        n = cv2.undistortPoints(pts, self.K, self.dist_coeffs, None, None, None, crit).reshape(-1, 2)
+        n = undistort_points(pts, self.K, self.dist_coeffs, None, crit).reshape(-1, 2)
         d = np.concatenate([n, np.ones((len(n), 1))], axis=1) @ self.R  # R^T applied to row vectors
         d /= np.linalg.norm(d, axis=1, keepdims=True)
         return d.reshape(*shape, 3)

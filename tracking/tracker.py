@@ -63,6 +63,7 @@ class TrackerConfig:
     name_min_score: float = 0.6  # a new ball is named only when vision's mean score of it reaches this ...
     name_steady_s: float = 0.2  # ... or when it has been seen at rest in one place, in one colour, this long (a dim ball, its edge lost in its shadow) ...
     steady_min_score: float = 0.5  # ... with a mean score above this (vision scores a ball it found only as a blob, or remembers, 0.5: a resting hand's fingertip)
+    name_margin_nats: float = 1.0  # a new ball takes a colour only when its colour evidence favours it over every other colour with a free ball by this much (log-likelihood)
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
     hidden_coast_s: float = 120.0  # a ball under a hand or an arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
@@ -526,15 +527,19 @@ class BallTracker:
         for tr in sorted(ready, key=lambda x: x.first_t):
             if self._merge(tr):
                 continue
-            order = np.argsort(-tr.logp)
-            for cls in order[:2]:
-                # the second most likely colour only when it is not much less likely than the first
-                if cls != order[0] and tr.logp[order[0]] - tr.logp[cls] > 4.0:
-                    break
-                free = self._free_ids(int(cls))
-                if free:
-                    self._give(tr, free[0])
-                    break
+            # the likeliest colour with a free ball, when it is the likeliest colour of all or the second
+            # and not much less likely than the first, and its sightings tell it from every other free
+            # colour (a ball seen only in a hand, its colour unsure, is one of them all alike: it waits)
+            free = [c for c in range(len(self.classes)) if self._free_ids(c)]
+            if not free:
+                continue
+            ranked = sorted(free, key=lambda c: -tr.logp[c])
+            cls = ranked[0]
+            if cls not in np.argsort(-tr.logp)[:2] or tr.logp.max() - tr.logp[cls] > 4.0:
+                continue
+            if len(ranked) > 1 and tr.logp[cls] - tr.logp[ranked[1]] < cfg.name_margin_nats:
+                continue
+            self._give(tr, self._free_ids(cls)[0])
 
     def _merge(self, tr: _Track) -> bool:
         """A new ball found where a named ball of its colour is, hidden or missed: it is that ball (its

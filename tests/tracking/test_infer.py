@@ -12,6 +12,7 @@ from tracking.events import (AtRest, BallBall, BallCushion, BallPlaced, BallRemo
                              OffTable, PinDown, PinMoved, Pot, ShotStart, Unobserved, dumps_events, parse_events)
 from tracking.infer import EventInferer
 from tracking.tracker import BallTracker
+from tracking.tracks import Tracks, TrackState
 from vision.types import PinDetections, PinState
 
 FICHA = resolve_profile("ficha")
@@ -833,3 +834,45 @@ def test_the_watermark_rises_with_the_frames_and_nothing_comes_from_before_it():
     assert marks[5.2] <= 5.0  # the unreadable frames' span is not given yet
     inferer.finish()
     assert inferer.settled_s == math.inf
+
+
+def _tracks(profile, frame: int, t: float, balls: dict[str, tuple[tuple[float, float], int]]) -> Tracks:
+    """One frame of tracks, written by hand: each ball's measured place and state (the rest OFF)."""
+    n = len(profile.ball_ids)
+    xy, z, v = np.full((n, 2), np.nan), np.full((n, 2), np.nan), np.full((n, 2), np.nan)
+    state = np.full(n, TrackState.OFF, dtype=np.uint8)
+    for ball, (p, st) in balls.items():
+        i = profile.ball_ids.index(ball)
+        xy[i] = z[i] = p
+        v[i] = 0.0
+        state[i] = st
+    return Tracks(frame=frame, t_s=t, ids=profile.ball_ids, classes=tuple(b.colour for b in profile.balls), xy_mm=xy, z_mm=z,
+                  v_mm_s=v, sigma_mm=np.full(n, 1.0), height_mm=np.zeros(n), state=state,
+                  confidence=np.ones(n, dtype=np.float32))
+
+
+def test_a_ball_renamed_before_the_strike_takes_no_part_in_the_shot():
+    """A ball on the blue's spot named red from its first sightings (in a hand), then blue when its
+    sightings at rest bore blue out, half a second before the strike: the red is removed once, between
+    shots, and takes no part in the shot (before, the shot's frames, which begin before the renaming,
+    removed it a second time, and a rules engine refuses a removal of a ball not on the table)."""
+    brasileira = resolve_profile("brasileira")
+    spot, cue0 = (1420.0, 710.0), (2000.0, 350.0)
+    out = []
+    inferer = EventInferer(brasileira)
+    for k in range(150):
+        t = k / 30
+        balls = {"pink": ((2130.0, 710.0), TrackState.SEEN)}
+        if t < 2.0:
+            balls["red"] = (spot, TrackState.SEEN)
+        else:
+            balls["blue"] = (spot, TrackState.SEEN)
+        t0 = 2.6
+        x = cue0[0] - 1000.0 * max(t - t0, 0.0)  # struck away from everything
+        balls["cue"] = ((max(x, cue0[0] - 500.0), cue0[1]), TrackState.SEEN)
+        out += inferer.step(_tracks(brasileira, k, t, balls))
+    out += inferer.finish()
+    assert [e.ball for e in of(out, BallRemoved)] == ["red"] and [e.ball for e in of(out, BallPlaced)] == ["blue"]
+    assert of(out, ShotStart) and of(out, ShotStart)[0].ball == "cue"
+    assert not [e for e in out if getattr(e, "ball", None) == "red" and not isinstance(e, BallRemoved)]
+    assert not of(out, Unobserved) and not of(out, BallBall)

@@ -232,3 +232,29 @@ def test_a_hidden_ball_never_jumps_to_a_dark_pocket_mouth_of_its_colour():
     far = [s.t_s for s in snaps if np.isfinite(s.xy_mm[i, 0]) and s.xy_mm[i, 0] > 1300.0]
     assert far == [], f"r1 taken to the pocket's mouth at {far}"
     assert snaps[-1].state[i] == TrackState.SEEN and error(snaps, scene, "r1", 1.4) < 5.0
+
+
+def test_a_ball_whose_colour_vision_is_unsure_of_is_not_named_any_colour_alike():
+    """A ball carried in a hand over the blue's spot: vision is unsure of its colour (its one look said
+    white, the cue ball, which is on the table; every other colour alike). It is not named the first
+    free colour in the profile's order (the red, potted long ago and never put back: a rules engine
+    refuses a red on the table), but blue once it is set down and seen blue."""
+    from dataclasses import replace
+
+    brasileira = resolve_profile("brasileira")
+    scene = Scene().add("cue", "white", Leg(0.0, (2000.0, 350.0))).add("pink", "pink", Leg(0.0, (2130.0, 710.0)))
+    scene.add("blue", "blue", Leg(1.0, (1420.0, 680.0)), Leg(1.4, (1420.0, 710.0)))
+    frames = []
+    for d in detections(scene, brasileira, 30, 2.0):
+        b = d.balls
+        in_hand = (b.label == "blue") & (d.t_s < 1.4)
+        white = np.zeros(b.class_prob.shape[1], dtype=np.float32)
+        white[b.classes.index("white")] = 1.0
+        prob = np.where(in_hand[:, None], white, b.class_prob).astype(np.float32)
+        frames.append(replace(d, balls=replace(b, label=np.where(in_hand, "", b.label).astype(object), class_prob=prob,
+                                               score=np.where(in_hand, 0.75, b.score).astype(np.float32))))
+    tracker = BallTracker(brasileira)
+    snaps = [tracker.update(d) for d in frames]
+    assert all(s.state[s.index("red")] == TrackState.OFF for s in snaps)
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("blue")] - (1420.0, 710.0)) < 3

@@ -245,6 +245,11 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     present0 = bool(on[min(frames.k_trigger, len(on) - 1)]) if len(on) else False  # on the table when the shot began
     ks = np.flatnonzero(meas)
     m = BallMotion(i, ball, present0, None, cfg.sigma_rest_mm)
+    if not present0 and len(ks) and ks[-1] < frames.k_trigger:
+        # gone before the shot began (lifted away, or its sightings handed to a ball of another colour
+        # when they bore that colour out): the inferer reported that between shots; it takes no part
+        m.end_state = int(state[-1])
+        return m
     if len(ks) == 0:
         m.end_state = int(state[-1])
         if present0:
