@@ -159,24 +159,40 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
 
     every = np.arange(n)
     pts, contrast, c2, res, wf = fine(every, c1)
-    # the coarse pass can be pulled aside by a shadow that the foreground takes in with a dark ball, and
-    # the edges read from there fit an outline round ball and shadow together: a rough outline (edges
-    # over a tenth of a radius off it) is tried again from a third of a radius to each side, and the
-    # smoothest fit that keeps as much of the outline is kept
+    # the coarse pass can be pulled aside by a shadow that the foreground takes in with a dark ball (or
+    # by a cue's tip at the ball, a projected ring round it), and the edges read from there fit an
+    # outline round ball and shadow together: a rough outline (edges over a tenth of a radius off it) is
+    # tried again from a third of a radius to each side, and the fit with the most edges within a tenth
+    # of a radius of its outline is kept when it has more of them and is smoother (a rough fit's robust
+    # scale keeps edges far off it: how much of its outline it "keeps" is no measure of it)
     if not packed:
+        tol = 0.1 * radius + 0.4
+
+        def near(res: np.ndarray, wf: np.ndarray, sel: np.ndarray) -> np.ndarray:
+            return ((wf > 0.1) & (np.abs(res) <= tol[sel, None])).mean(axis=1)
+
+        # the coarse pass gone far from where the candidate was found (pulled by foreground round the
+        # ball: its shadow, a cue's tip, a hand): the fine pass from the candidate's place as well
+        strayed = every[np.linalg.norm(c1 - centres, axis=1) > radius / 3.0]
+        if len(strayed):
+            trial = fine(strayed, np.asarray(centres, dtype=np.float64)[strayed])
+            better = (near(trial[3], trial[4], strayed) > near(res[strayed], wf[strayed], strayed)) & \
+                     (rough(trial[3], trial[4]) <= np.maximum(rough(res[strayed], wf[strayed]), tol[strayed]))
+            for whole, part in zip((pts, contrast, c2, res, wf), trial):
+                whole[strayed[better]] = part[better]
         err = rough(res, wf)
         vis = (wf > 0.1).mean(axis=1)
-        bad = every[(err > 0.1 * radius + 0.4) & (vis >= 0.7) & (True if retry is None else retry)]
+        bad = every[(err > tol) & (vis >= 0.7) & (True if retry is None else retry)]
         if len(bad):
             steps = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
             sel = np.tile(bad, len(steps))  # every start of every rough fit in one pass
             trial = fine(sel, c2[sel] + np.repeat(steps, len(bad), axis=0) * (radius[sel] / 3.0)[:, None])
             t_err = rough(trial[3], trial[4]).reshape(len(steps), len(bad))
-            t_vis = (trial[4] > 0.1).mean(axis=1).reshape(len(steps), len(bad))
-            t_err = np.where(t_vis >= vis[bad] - 0.1, t_err, np.inf)
-            best = np.argmin(t_err, axis=0)
+            near_bad = near(res[bad], wf[bad], bad)
+            t_near = near(trial[3], trial[4], sel).reshape(len(steps), len(bad))
+            best = np.argmax(t_near - 1e-6 * t_err, axis=0)  # the most edges near it; of as many, the smoothest
             cols = np.arange(len(bad))
-            better = t_err[best, cols] < 0.6 * err[bad]
+            better = (t_near[best, cols] > near_bad) & (t_err[best, cols] < 0.6 * err[bad])
             rows = best[better] * len(bad) + cols[better]
             for whole, part in zip((pts, contrast, c2, res, wf), trial):
                 whole[bad[better]] = part[rows]
