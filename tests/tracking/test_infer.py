@@ -876,3 +876,18 @@ def test_a_ball_renamed_before_the_strike_takes_no_part_in_the_shot():
     assert of(out, ShotStart) and of(out, ShotStart)[0].ball == "cue"
     assert not [e for e in out if getattr(e, "ball", None) == "red" and not isinstance(e, BallRemoved)]
     assert not of(out, Unobserved) and not of(out, BallBall)
+
+
+def test_a_soft_start_with_nothing_seen_near_the_ball_is_a_strike_not_a_touch():
+    """The cue ball rolling off at a quarter of a metre a second with no hand, arm or cue seen near it
+    (the player down on the shot since the video began is part of the picture's background; the tip's
+    travel in a soft stroke is short): a strike the inference is unsure of, never a touched ball (a
+    foul: Sinuca de Ficha 5.5 calls the cue ball touched with anything but the tip a foul)."""
+    scene = Scene()
+    still(scene, "r1", (300.0, 200.0))
+    t0 = 1.5
+    scene.add("cue", "white", Leg(0.0, (400.0, 500.0)), Leg(t0, (400.0, 500.0), (250.0, 0.0), 100.0))
+    evs = events(scene, t_end=5.0)
+    assert not of(evs, BallTouched)
+    (start,) = of(evs, ShotStart)
+    assert start.ball == "cue" and abs(start.t_s - t0) < 0.1 and start.confidence <= 0.6

@@ -130,7 +130,6 @@ class InferConfig:
     cue_gap_mm: float = 25.0  # a cue a ball cuts in two: its pieces are up to the ball's width and this apart along it
     tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
-    touch_speed_mm_s: float = 900.0  # with nothing near it, slower than this it was touched, not struck
     double_hit_window_s: float = 0.2  # the cue touching the struck ball again this soon is a double hit
     touch_min_mm: float = 10.0  # a ball must move at least this far, with nothing to explain it, to be called touched
     place_settle_s: float = 0.3  # a ball put down must rest this long before it counts as placed

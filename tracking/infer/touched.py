@@ -47,7 +47,10 @@ def is_strike(ctx: ShotContext, m: BallMotion) -> tuple[str, float]:
         return "cue", 0.9 if near else 0.8
     if near:
         return "hand", 0.8  # a slow push with a hand or an arm near: a touch
-    return ("cue" if speed >= cfg.touch_speed_mm_s else "hand"), 0.6
+    # a slow start with nothing seen near it: a hand that touches a ball is seen beside it, a cue need
+    # not be (its tip's short travel in a soft stroke, the player down on the shot since the video
+    # began and so part of the picture's background): the cue, unsure
+    return "cue", 0.6
 
 
 def infer_touched(ctx: ShotContext) -> list[BallTouched | CueContact]:
