@@ -27,6 +27,7 @@ __all__ = [
     "camera_pose",
     "focal_from_homography",
     "default_camera_matrix",
+    "undistort_points",
     "undistort_px",
     "distort_px",
 ]
@@ -36,14 +37,6 @@ log = logging.getLogger(__name__)
 # OpenCV's default 5 iterations leave ~0.5 px of error at k1 = -0.25 near the image corners.
 UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-10)
 
-
-def undistort_points(points: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray | None, new_matrix: np.ndarray | None,
-                     criteria: tuple = UNDISTORT_CRITERIA) -> np.ndarray:
-    """``cv2.undistortPoints`` iterated to ``criteria`` (N, 1, 2): OpenCV 5 takes the criteria there,
-    OpenCV 4 in ``undistortPointsIter``."""
-    if hasattr(cv2, "undistortPointsIter"):
-        return cv2.undistortPointsIter(points, camera_matrix, dist, None, new_matrix, criteria)
-    return cv2.undistortPoints(points, camera_matrix, dist, None, None, new_matrix, criteria)
 DEFAULT_FOCAL_PER_WIDTH = 0.9  # f = 0.9 * image width (a 58 degree horizontal field of view) when nothing better is known
 
 
@@ -52,6 +45,15 @@ def default_camera_matrix(image_size: tuple[int, int], focal_px: float | None = 
     w, h = image_size
     f = float(focal_px) if focal_px else DEFAULT_FOCAL_PER_WIDTH * w
     return np.array([[f, 0.0, (w - 1) / 2.0], [0.0, f, (h - 1) / 2.0], [0.0, 0.0, 1.0]])
+
+
+def undistort_points(points: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray | None, new_matrix: np.ndarray | None,
+                     criteria: tuple = UNDISTORT_CRITERIA) -> np.ndarray:
+    """``cv2.undistortPoints`` iterated to ``criteria`` (N, 1, 2): OpenCV 5 takes the criteria there,
+    OpenCV 4 in ``undistortPointsIter``."""
+    if hasattr(cv2, "undistortPointsIter"):
+        return cv2.undistortPointsIter(points, camera_matrix, dist, None, new_matrix, criteria)
+    return cv2.undistortPoints(points, camera_matrix, dist, None, None, new_matrix, criteria)
 
 
 def undistort_px(points_px: object, camera_matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
