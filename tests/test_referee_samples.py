@@ -10,7 +10,9 @@ generated frames (``ficha/frame``, ``brasileira/frame``, ``bar-billiards/visit``
 video takes the camera's own reading (an assumed answer), as in any recorded run.
 
 Clips in ``KNOWN_WRONG`` are called wrongly today; each says why, and the mark is strict: a clip that
-starts passing fails the test until its mark is removed."""
+starts passing fails the test until its mark is removed. Clips in ``FRAGILE`` are called right on one
+machine and wrongly on another (a measurement at a rule's boundary that the machine's floating point
+tips); each says why, and its mark is not strict."""
 
 from __future__ import annotations
 
@@ -24,11 +26,16 @@ from tests.pipeline._standins import load_clip
 
 # clip -> what goes wrong (measured by this test; bench/samples_e2e.py prints the differences)
 KNOWN_WRONG: dict[str, str] = {
-    "bar-billiards/visit": "shot 6: the red set down in the D and struck before the tracker names it (its outline lost in its "
-                           "shadow, vision scores it low): a false not_from_d (bar billiards 3b c)",
     "ficha/double-hit": "the cue's second touch comes 6 ms after the strike, inside one frame: nothing in the frames shows it",
     "ficha/jump": "vision reads no height off a ball blurred at 2 m/s (it needs a round outline): the jump (ficha 5.4) is not seen",
     "ficha/off-table": "the jump before the cue ball leaves the table is not seen (as ficha/jump); miss and off_table are called",
+}
+# clip -> why it is called right on one machine and wrong on another (not strict: it may pass)
+FRAGILE: dict[str, str] = {
+    "bar-billiards/visit": "shot 6: the red set down in the D and struck is named only as it leaves (vision scores it 0.5 at "
+                           "rest in its shadow, where a fingertip scores as much; its first moving sighting goes to a "
+                           "hand's candidate), so its place is taken 90 mm off: 15 mm inside the D on one machine, outside "
+                           "on another (a false not_from_d, bar billiards 3b c)",
 }
 
 
@@ -43,7 +50,9 @@ def refereed(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_WRONG[n], strict=True))
-                                  if n in KNOWN_WRONG else n for n in SAMPLES])
+                                  if n in KNOWN_WRONG else
+                                  pytest.param(n, marks=pytest.mark.xfail(reason=FRAGILE[n], strict=False))
+                                  if n in FRAGILE else n for n in SAMPLES])
 def test_the_calls_made_from_the_video_are_the_clips_calls(refereed, name):
     _, matches = refereed
     clip = load_clip(name)

@@ -891,3 +891,27 @@ def test_a_soft_start_with_nothing_seen_near_the_ball_is_a_strike_not_a_touch():
     assert not of(evs, BallTouched)
     (start,) = of(evs, ShotStart)
     assert start.ball == "cue" and abs(start.t_s - t0) < 0.1 and start.confidence <= 0.6
+
+
+def test_a_ball_named_a_frame_before_it_is_struck_is_placed_and_struck_where_it_stood():
+    """The tracker names a ball put down by hand only once it has been seen a while (bar billiards 2b:
+    a white from the trough, set down in the D and struck at once); when the cue strikes it in the very
+    next frame, its one sighting at rest is its place: the placement and the strike are there, not
+    where it was first seen rolling (a place 120 mm off the D's centre is a foul break)."""
+    spot = (500.0, 300.0)
+    out = []
+    inferer = EventInferer(FICHA)
+    for k in range(120):
+        t = k / 30
+        balls = {"r1": ((1000.0, 600.0), TrackState.SEEN)}
+        if k == 60:
+            balls["cue"] = (spot, TrackState.SEEN)  # named: its first frame in the tracks
+        elif k > 60:
+            balls["cue"] = ((min(spot[0] + 2000.0 * (t - 2.0 - 1 / 60), 1300.0), spot[1]), TrackState.SEEN)
+        out += inferer.step(_tracks(FICHA, k, t, balls))
+    out += inferer.finish()
+    (placed,) = of(out, BallPlaced)
+    (start,) = of(out, ShotStart)
+    assert placed.ball == start.ball == "cue"
+    assert placed.xy_mm == pytest.approx(spot, abs=1.0)
+    assert start.xy_mm == pytest.approx(spot, abs=1.0)

@@ -535,7 +535,9 @@ class EventInferer:
             if self._first_t is None or t - self._first_t <= cfg.startup_s:
                 continue  # the balls on the table when the camera starts were not placed in view
             self._appeared[i] = t
-            self._recent[i].clear()
+            self._recent[i].clear()  # what an earlier life of this id left; this frame's sighting stays
+            if tracks.measured[i]:
+                self._recent[i].append(tracks.z_mm[i].copy())
         for i in np.flatnonzero(~on & self._present):
             if i in self._appeared:
                 del self._appeared[i]  # it came and went without settling

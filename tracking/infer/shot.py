@@ -278,9 +278,10 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     else:
         head = (clear if len(clear) >= 3 else ks)[: max(3, min(len(ks), cfg.rest_samples))]
         # a ball first seen just before it was struck (named late, set down and played at once): only
-        # its first measurements that stay together are its place at rest
+        # its first measurements that stay together are its place at rest (the first alone, when the
+        # next is already off it)
         together = np.flatnonzero(np.linalg.norm(z[head] - z[head[0]], axis=1) > cfg.move_mm)
-        if len(together) and together[0] >= 2:
+        if len(together):
             head = head[: together[0]]
     r0 = _robust_centre(z[head])
     spread = np.linalg.norm(z[head] - r0, axis=1)
