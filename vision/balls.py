@@ -161,10 +161,10 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     pts, contrast, c2, res, wf = fine(every, c1)
     # the coarse pass can be pulled aside by a shadow that the foreground takes in with a dark ball (or
     # by a cue's tip at the ball), and the edges read from there fit an outline round ball and shadow
-    # together: a rough outline (edges over a tenth of a radius off it) is
-    # tried again from a third of a radius to each side, and the fit with the most edges within a tenth
-    # of a radius of its outline is kept when it has more of them and is smoother (a rough fit's robust
-    # scale keeps edges far off it: how much of its outline it "keeps" is no measure of it)
+    # together: a rough outline (edges over a tenth of a radius off it) is tried again from a third of
+    # a radius to each side, and the fit with the most edges within a tenth of a radius of its outline
+    # is kept when it has more of them and is smoother (a rough fit's robust scale keeps edges far off
+    # it: how much of its outline it "keeps" is no measure of it)
     if not packed:
         tol = 0.1 * radius + 0.4
 
