@@ -134,8 +134,8 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     if n == 0:
         z = np.zeros(0)
         return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
-    c1 = (np.asarray(centres, dtype=np.float64) if packed
-          else _coarse(score, scale, np.asarray(centres, dtype=np.float64), radius, n_rays, shape)[0])
+    centres = np.asarray(centres, dtype=np.float64)
+    c1 = centres if packed else _coarse(score, scale, centres, radius, n_rays, shape)[0]
     # ---- pass 2 on the full picture --------------------------------------------------------
     unit = ray_directions(n_rays)
     e = outline_stretch(shape, unit[None, :, 0], unit[None, :, 1])  # (n, K) the outline's reach per ray, in radii
@@ -175,7 +175,7 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
         # ball: its shadow, a cue's tip, a hand): the fine pass from the candidate's place as well
         strayed = every[np.linalg.norm(c1 - centres, axis=1) > radius / 3.0]
         if len(strayed):
-            trial = fine(strayed, np.asarray(centres, dtype=np.float64)[strayed])
+            trial = fine(strayed, centres[strayed])
             better = (near(trial[3], trial[4], strayed) > near(res[strayed], wf[strayed], strayed)) & \
                      (rough(trial[3], trial[4]) <= np.maximum(rough(res[strayed], wf[strayed]), tol[strayed]))
             for whole, part in zip((pts, contrast, c2, res, wf), trial):

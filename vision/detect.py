@@ -980,6 +980,7 @@ class Detector:
                 out.append((self._cal.to_table_mm((c + 0.5) * self._scale - 0.5, self.profile.ball_radius_mm), box))
         return out
 
+
 def _half_path(area: float, r: float) -> float:
     """Half the distance a ball of radius ``r`` travelled while the shutter was open, from the area of
     the stadium it smeared into (a disc of radius r, and a band 2r wide along the path)."""
