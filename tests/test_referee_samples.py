@@ -27,8 +27,6 @@ from tests.pipeline._standins import load_clip
 # clip -> what goes wrong (measured by this test; bench/samples_e2e.py prints the differences)
 KNOWN_WRONG: dict[str, str] = {
     "ficha/double-hit": "the cue's second touch comes 6 ms after the strike, inside one frame: nothing in the frames shows it",
-    "ficha/jump": "vision reads no height off a ball blurred at 2 m/s (it needs a round outline): the jump (ficha 5.4) is not seen",
-    "ficha/off-table": "the jump before the cue ball leaves the table is not seen (as ficha/jump); miss and off_table are called",
 }
 # clip -> why it is called right on one machine and wrong on another (not strict: it may pass)
 FRAGILE: dict[str, str] = {

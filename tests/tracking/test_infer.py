@@ -203,6 +203,27 @@ def test_a_ball_flying_over_the_cushion_is_off_the_table():
     assert not of(evs, Pot)
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("aside_mm, jumped", [(0.0, True), (2 * R - 20.0, True), (2 * R + 2.0, False)])
+def test_a_path_through_a_ball_at_rest_that_stays_put_flew_over_it(fps, aside_mm, jumped):
+    # ficha 5.4: the cue ball jumps y4 at 2 m/s; vision reads no height off it (too blurred), but its
+    # path runs through y4, which never moves: it was in the air. A pass 2 mm clear is no jump.
+    t0, v, x0 = 1.5, 2000.0, 400.0
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0), 3000.0))
+    still(scene, "y4", (800.0, 405.0 + aside_mm))
+    still(scene, "r1", (300.0, 150.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    evs = events(scene, fps=fps, t_end=4.0)
+    jumps = of(evs, Jump)
+    assert not of(evs, BallBall)
+    if not jumped:
+        assert not jumps
+        return
+    (j,) = jumps
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1.5 / fps  # a jump shot leaves the cloth at the strike
+    assert j.airborne_s >= (2 * math.sqrt((2 * R) ** 2 - aside_mm ** 2) - 2.0) / v + (800.0 - 2 * R - x0) / v - 2 / fps
+
+
 def test_pins_down_and_moved():
     spots = {p.id: p.xy_mm for p in BAR.pins}
 
@@ -424,6 +445,9 @@ def test_a_ball_struck_off_the_table_within_a_frame_or_two_is_off_the_table():
     (o,) = of(evs, OffTable)
     assert o.ball == "cue" and abs(o.t_s - t_line) < 1 / 30
     assert not of(evs, BallRemoved) and not of(evs, BallCushion) and not of(evs, Unobserved)
+    # it flew over the cushion's nose, though no frame saw it in the air: a jump from the strike (ficha 5.4)
+    (j,) = of(evs, Jump)
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1 / 30 and j.t_s + j.airborne_s >= o.t_s - 1e-6
 
 
 def _pot_under(blob, t_from, t_to):

@@ -45,7 +45,7 @@ from tracking.infer.cushion import infer_cushions
 from tracking.infer.double_hit import infer_double_hit
 from tracking.infer.frozen import frozen_pushes
 from tracking.infer.hand import removed_in_shot
-from tracking.infer.jump import infer_jumps
+from tracking.infer.jump import implied_jumps, infer_jumps
 from tracking.infer.off_table import infer_off_table
 from tracking.infer.pin import infer_pins
 from tracking.infer.pot import infer_pots, vanished
@@ -118,6 +118,7 @@ class InferConfig:
     off_table_reach_mm: float = 60.0  # a ball vanishing this close to a cushion line may have left over it
     # jumps
     jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
+    jump_over_mm: float = 15.0  # a path this far into a ball at rest (less than two radii from its centre) flew over it
     # pins
     pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
     pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
@@ -163,6 +164,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         return []
     contacts = infer_contacts(ctx, frozen_pushes(ctx) if strike else [])
     events: list[Event] = [touch] if touch is not None else []
+    jumps: list[Event] = []
     if not strike:
         events.append(BallTouched(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), confidence=strike_conf))
     else:
@@ -170,12 +172,14 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         positions[first.id] = _xy(first.r0)
         events.append(ShotStart(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), positions=positions,
                                 confidence=strike_conf))
-        events += infer_jumps(ctx)
+        jumps = infer_jumps(ctx)
+        events += jumps
         events += contact_events(ctx, contacts)
     pots, potted = infer_pots(ctx)
     events += pots
     off, gone = infer_off_table(ctx, potted)
     events += off
+    events += implied_jumps(ctx, jumps, off) if strike else []
     events += infer_cushions(ctx, contacts, off) if strike else []
     removed, lifted = removed_in_shot(ctx, potted | gone)
     events += removed

@@ -8,13 +8,15 @@ A spell starting at the strike (a jump shot) takes off at the strike.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tracking.events import Jump
 from tracking.infer.shot import ShotContext
 from tracking.tracks import TrackState
 
-__all__ = ["infer_jumps", "landing_time", "G_MM_S2"]
+__all__ = ["infer_jumps", "implied_jumps", "landing_time", "G_MM_S2"]
 
 G_MM_S2 = 9810.0
 
@@ -87,4 +89,81 @@ def infer_jumps(ctx: ShotContext) -> list[Jump]:
             conf = 0.95 if len(ks) >= 2 else 0.75
             out.append(Jump(t_s=float(t_up), ball=m.id, xy_mm=(float(xy[0]), float(xy[1])),
                             airborne_s=round(float(max(t_down - t_up, ctx.dt)), 4), confidence=conf))
+    return out
+
+
+def _take_off(ctx: ShotContext, m, t: float) -> float:
+    """When ball ``m``, known to be in the air at ``t``, left the cloth at the latest: the strike for the
+    struck ball with nothing before (a jump shot), else the last change of its path before ``t`` (the
+    blow that lifted it), else ``t`` itself."""
+    kinks = [k.t for k in m.kinks if k.t < t]
+    if kinks:
+        return float(kinks[-1])
+    if m.i == ctx.striker:
+        return float(ctx.t_strike)
+    return float(t)
+
+
+def implied_jumps(ctx: ShotContext, seen: list[Jump], left: list) -> list[Jump]:
+    """Jumps that vision did not see (a ball blurred by its speed shows no outline to read a height off)
+    but that the balls' paths prove: a ball that left the table over a cushion (``left``: the shot's
+    ``off_table`` events) flew over its nose; and a ball whose path ran through a ball at rest, which
+    did not move, passed over it. One jump per ball and spell: none where ``seen`` has one already."""
+    cfg = ctx.config
+    R = ctx.R
+    out: list[Jump] = []
+    have: dict[str, list[Jump]] = {}
+    for j in seen:
+        have.setdefault(j.ball, []).append(j)
+
+    def known(ball: str, t0: float, t1: float) -> bool:
+        return any(j.t_s - ctx.dt <= t1 and t0 <= j.t_s + j.airborne_s + ctx.dt for j in have.get(ball, []))
+
+    def add(m, t_air: float, t_end: float, conf: float) -> None:
+        t_up = max(_take_off(ctx, m, t_air), ctx.t_strike)
+        if known(m.id, t_up, t_end):
+            return
+        xy = m.at(t_up)
+        xy = m.r0 if xy is None else xy
+        j = Jump(t_s=float(t_up), ball=m.id, xy_mm=(float(xy[0]), float(xy[1])),
+                 airborne_s=math.ceil(max(t_end - t_up, ctx.dt) * 1e4) / 1e4, confidence=conf)
+        out.append(j)
+        have.setdefault(m.id, []).append(j)
+
+    by_id = {m.id: m for m in ctx.motions}
+    for e in left:
+        m = by_id.get(getattr(e, "ball", None))
+        if e.kind == "off_table" and m is not None and m.moved:
+            add(m, float(e.t_s), float(e.t_s), float(e.confidence))
+    # a path through a ball at rest: deeper into it than the noise of a fast ball's place could put it
+    reach = 2.0 * R - cfg.jump_over_mm
+    still = [o for o in ctx.motions if o.present0 and o.r0 is not None]
+    for m in ctx.moving():
+        for p in m.pieces:
+            ts = np.arange(p.t_first, p.t_last, ctx.dt / 8.0)
+            if len(ts) < 2:
+                continue
+            xy = p.at(ts)
+            # measured on both sides within a few frames: the path between is followed, not guessed
+            seen_t = m.ts[p.i0: p.i1 + 1]
+            for o in still:
+                if o is m or any(q is not None and np.linalg.norm(q - o.r0) < reach for q in (m.r0, m.r1)):
+                    continue  # two balls resting in one place: one ball tracked twice
+                d = np.linalg.norm(xy - o.r0, axis=1)
+                inside = d < reach
+                if not inside.any():
+                    continue
+                k = int(np.argmin(d))
+                t_c = float(ts[k])
+                if o.moved and o.t_start is not None and t_c > o.t_start - ctx.dt:
+                    continue  # it was struck: a contact, not a flight over it
+                kf = int(np.clip(np.searchsorted(ctx.frames.t, t_c), 0, len(ctx.frames.t) - 1))
+                if ctx.frames.state[kf, o.i] == TrackState.OFF:
+                    continue
+                before, after = seen_t[seen_t <= t_c], seen_t[seen_t >= t_c]
+                if not len(before) or not len(after) or after[0] - before[-1] > 4.5 * ctx.dt:
+                    continue
+                over = d < 2.0 * R
+                t0, t1 = float(ts[over][0]), float(ts[over][-1])
+                add(m, t0, t1, 0.9 if d[k] < R else 0.75)
     return out
