@@ -22,7 +22,9 @@ The model is deliberately a little worse than a good detector, and every imperfe
   ``flight_max_streak_mm``; otherwise it is reported on the cloth. Vision reads a height off the
   outline's radius, which must be round (motion blur stretches it) and grown by well over its noise:
   on the rendered 720p sample ``ficha/jump`` no frame of a 65 mm jump at 2.3 m/s is read airborne, and
-  vision's threshold is four times the radius noise, 25-40 mm at 1080p-720p on a bar table. A ball
+  vision's threshold is four times the radius noise, 25-40 mm at 1080p-720p on a bar table. A flying
+  ball not read airborne is not reported beyond the playing surface (its centre less than 0.6 of a
+  radius inside a cushion's nose line) outside a pocket's mouth: vision keeps no ball there. A ball
   carried by a hand, seen and more than ``airborne_min_mm`` up, is airborne;
 * **pockets**: a ball in a six-pocket table's pocket is seen in the net (``IN_POCKET``, near the
   pocket) for ``p_pocket_seen`` of the pots, else not at all; a bar-billiards hole swallows it;
@@ -91,6 +93,15 @@ def detections(clip: TruthClip, model: DetectionModel = DetectionModel(), seed: 
     n = len(clip.ball_ids)
     sigma0 = rng.uniform(*model.sigma_rest_mm, size=n)
     exposure = 0.5 / clip.fps
+    R = prof.ball_radius_mm
+    mouths = [(np.asarray(p.xy_mm, dtype=np.float64), p.radius_mm + R) for p in prof.pockets]
+
+    def on_surface(xy: np.ndarray) -> bool:
+        """Where vision keeps a ball it sees on the cloth: the playing surface, or a pocket's mouth."""
+        m = 0.6 * R
+        return bool(m <= xy[0] <= prof.length_mm - m and m <= xy[1] <= prof.width_mm - m) or any(
+            float(np.linalg.norm(xy - c)) <= reach for c, reach in mouths)
+
     last_seen = np.full((n, 2), np.nan)
     pocket_seen: dict[int, np.ndarray | None] = {}
     pocket_xy = np.array([p.xy_mm for p in prof.pockets]).reshape(-1, 2)
@@ -129,6 +140,8 @@ def detections(clip: TruthClip, model: DetectionModel = DetectionModel(), seed: 
                 height = clip.h[f, i]
                 if code == "A":  # flying: read only when high and nearly still (a round outline)
                     air = height > model.flight_min_mm and speed * exposure < model.flight_max_streak_mm
+                    if not air and not on_surface(xy):
+                        continue
                 else:
                     air = height > model.airborne_min_mm
                 rows.append((z, max(height + rng.normal(0, model.height_sigma_mm), 0.0) if air else 0.0,

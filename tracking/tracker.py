@@ -65,6 +65,7 @@ class TrackerConfig:
     steady_min_score: float = 0.5  # ... with a mean score above this (vision scores a ball it found only as a blob, or remembers, 0.5: a resting hand's fingertip)
     name_margin_nats: float = 1.0  # a new ball takes a colour only when its colour evidence favours it over every other colour with a free ball by this much (log-likelihood)
     coast_s: float = 0.5  # a ball missed this long with nothing over it has left the table
+    bounce_unseen_s: float = 0.07  # a ball predicted off a cushion and not seen since, nothing over it, this long (or seen beyond its line, going out, and not since): it left over the cushion
     hidden_coast_s: float = 120.0  # a ball under a hand or an arm is kept this long
     startup_s: float = 0.3  # the balls seen in the first frames are named together (by the rack layout) after this
     restitution: float = 0.8  # cushion restitution for predicting a bounce
@@ -79,7 +80,7 @@ class _Track:
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
                  "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t",
-                 "at_occluder")
+                 "at_occluder", "bounced_t", "flew_t")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -104,6 +105,8 @@ class _Track:
         self.steady_label = ""
         self.steady_t = t_s
         self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
+        self.bounced_t: float | None = None  # its prediction came off a cushion at this time, the ball not seen since
+        self.flew_t: float | None = None  # seen beyond a cushion's line going out: flying off the table since
 
     @property
     def xy(self) -> np.ndarray:
@@ -187,15 +190,26 @@ class BallTracker:
             # mirror the prediction at the cushions it reached (up to two: a corner); a ball in the
             # air flies over them
             start = before[[0, 2]]
+            straight = tr.kf.x.copy()
             for _ in range(2):
                 hits = self.geometry.bounce(start, tr.xy - start)
                 if not hits:
                     break
                 axis, line = hits[0]
                 reflect(tr.kf, axis, line, self.config.restitution)
+                if tr.bounced_t is None:
+                    tr.bounced_t = t
+                    # or it flew over the cushion (vision reads no height off a fast ball): seen on
+                    # its straight way beyond the line, it is followed there, off the table
+                    tr.hyp.append((straight[[0, 2]], self.config.collision_sigma_mm, straight[[1, 3]]))
                 start = start.copy()
                 start[axis] = line
         if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
+            # last seen beyond a cushion's line (not in a pocket's mouth), where no ball on the cloth
+            # can be: it is flying off the table over that cushion
+            seen = before[[0, 2]]
+            if tr.flew_t is None and any(float(c.distance(seen)) < 0 and bool(c.spans(seen)) for c in self.geometry.main_lines):
+                tr.flew_t = t
             # a ball leaving the cloth where no cushion sends it back (into a pocket's mouth) is not
             # followed beyond it, and only comes back close to where it left (a rattle in the jaws);
             # (after the mirroring: a fast ball near a cushion bounces off it, it does not leave)
@@ -361,6 +375,7 @@ class BallTracker:
             tr.t_s = t
             tr.hits |= 1
             tr.left_cloth = tr.at_occluder = False
+            tr.bounced_t = tr.flew_t = None
             tr.last_seen_t = t
             tr.z = zj.copy()
             tr.seen_xy = tr.xy.copy()
@@ -584,15 +599,18 @@ class BallTracker:
         for tr in self.tracks:
             if tr.hits & 1:
                 continue
-            gone = False
-            if tr.ball < 0:
+            if tr.flew_t is not None and t - tr.flew_t >= cfg.bounce_unseen_s:
+                gone = True  # seen flying off over a cushion and not since
+            elif tr.ball < 0:
                 gone = tr.hit_count(cfg.confirm_window) == 0 or tr.ball == -2
             elif tr.state == TrackState.IN_POCKET:
                 gone = t - tr.last_seen_t > cfg.hidden_coast_s
             elif tr.state == TrackState.OCCLUDED:
                 gone = t - tr.last_seen_t > cfg.hidden_coast_s
             else:
-                gone = t - tr.last_seen_t > cfg.coast_s
+                # (a ball that reached a cushion and, nothing hiding it, is not seen coming off it flew
+                # over it: vision reads no height off a fast ball)
+                gone = t - tr.last_seen_t > cfg.coast_s or (tr.bounced_t is not None and t - tr.bounced_t >= cfg.bounce_unseen_s)
             if gone:
                 out.append(tr)
         # two named balls of one colour in one place: one of them is a stale copy (the one seen longer ago)

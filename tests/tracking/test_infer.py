@@ -450,6 +450,50 @@ def test_a_ball_struck_off_the_table_within_a_frame_or_two_is_off_the_table():
     assert j.ball == "cue" and abs(j.t_s - t0) < 1 / 30 and j.t_s + j.airborne_s >= o.t_s - 1e-6
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("x_last", [1370.0, 1400.0])
+def test_a_ball_flying_off_unread_is_off_the_table_and_a_ball_put_down_later_is_placed(fps, x_last):
+    # the cue ball flies over the right cushion at 2.3 m/s with no height read (too blurred), seen last
+    # at ``x_last``: short of the cushion line (its bounce is predicted and never seen) or beyond it
+    # (the nose line is 1394 mm). From 0.2 s on the player's arm lies where a bounce would have brought it back,
+    # and a referee puts it back down at 3 s, far off.
+    L = FICHA.length_mm
+    t0, v = 1.5, 2300.0
+    x0, t_last = x_last - v * 5 / fps, t0 + 5 / fps
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)),
+                        Leg(t_last + 0.5 / fps, (x_last + v * 0.5 / fps, 405.0), gone=True), Leg(3.0, (700.0, 560.0)))
+    still(scene, "r1", (400.0, 200.0))
+    still(scene, "y1", (300.0, 600.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    scene.occluders.append((t_last + 0.2, 3.5, rect(600.0, 370.0, 1380.0, 440.0)))
+    evs = events(scene, fps=fps, t_end=5.0)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - (t0 + (L - R - x0) / v)) < 1 / fps
+    assert not [e for e in of(evs, BallCushion) if e.ball == "cue"]
+    (j,) = of(evs, Jump)  # ficha 5.4: over the cushion's nose
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1 / fps
+    (p,) = of(evs, BallPlaced)
+    assert p.ball == "cue" and np.linalg.norm(np.subtract(p.xy_mm, (700.0, 560.0))) < 5.0
+
+
+def test_a_ball_struck_and_seen_twice_on_its_way_off_the_table_was_struck_not_lifted():
+    # at 30 fps the cue ball, struck at 2.3 m/s 170 mm from the cushion's line, is seen twice on its
+    # way and then is gone over the cushion: a shot (ficha 5.3, 5.4), not a ball a hand took away
+    L = FICHA.length_mm
+    t0, v, x0 = 1.505, 2300.0, 1220.0
+    out = L - R + 5.0  # vision keeps no ball beyond the cushion's line, its height unread
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)),
+                        Leg(t0 + (out - x0) / v, (out, 405.0), gone=True))
+    still(scene, "r1", (400.0, 200.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    evs = events(scene, t_end=4.0)
+    assert of(evs, ShotStart)[0].ball == "cue" and not of(evs, BallRemoved)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - (t0 + (L - R - x0) / v)) < 1 / 30
+    (j,) = of(evs, Jump)
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1 / 30
+
+
 def _pot_under(blob, t_from, t_to):
     """A red rolled into TR with ``blob`` (a polygon) over the pocket from ``t_from`` to ``t_to``."""
     tr = FICHA.pocket("TR")

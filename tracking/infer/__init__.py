@@ -118,7 +118,8 @@ class InferConfig:
     off_table_reach_mm: float = 60.0  # a ball vanishing this close to a cushion line may have left over it
     # jumps
     jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
-    jump_over_mm: float = 15.0  # a path this far into a ball at rest (less than two radii from its centre) flew over it
+    jump_over_mm: float = 15.0  # a path this far into a ball at rest (less than two radii from its centre) flew over it ...
+    jump_over_still_s: float = 0.3  # ... if that ball stayed still at least this long after (else it was struck, its start seen late)
     # pins
     pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
     pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
@@ -584,13 +585,15 @@ class EventInferer:
             if tracks.measured[i]:
                 moved = len(r) >= 3 and all(np.linalg.norm(z - self._rest[i]) > tol for z in list(r)[-3:])
             else:
-                # seen at its place, in the next frame a ball's width off it, in the next not at all:
-                # struck off the table or into a pocket before a second frame could see it on its way
-                # (not a ball lifted under a hand: that one was hidden before it was seen away)
+                # seen at its place, in the next frame (or two, going faster away) a ball's width off
+                # it, in the next not at all: struck off the table or into a pocket before a third frame
+                # could see it on its way (not a ball lifted under a hand: that one was hidden before it
+                # was seen away)
                 ft = self._frame_ts
+                off = [float(np.linalg.norm(z - self._rest[i])) for z in list(r)[-3:]]
                 moved = len(ft) == 3 and self._last_seen_t[i] == ft[1] and self._seen_before_t[i] == ft[0] and \
-                    float(np.linalg.norm(r[-1] - self._rest[i])) > 2 * self.geometry.R and \
-                    float(np.linalg.norm(r[-2] - self._rest[i])) <= tol
+                    off[-1] > 2 * self.geometry.R and (off[-2] <= tol or (
+                        len(off) == 3 and off[-3] <= tol and off[-1] > off[-2] + self.geometry.R))
             if moved:
                 for j in list(self._appeared):
                     if np.isfinite(self._rest[j, 0]):

@@ -155,15 +155,15 @@ def implied_jumps(ctx: ShotContext, seen: list[Jump], left: list) -> list[Jump]:
                     continue
                 k = int(np.argmin(d))
                 t_c = float(ts[k])
-                if o.moved and o.t_start is not None and t_c > o.t_start - ctx.dt:
-                    continue  # it was struck: a contact, not a flight over it
+                over = d < 2.0 * R
+                t0, t1 = float(ts[over][0]), float(ts[over][-1])
+                if o.moved and o.t_start is not None and o.t_start < t1 + cfg.jump_over_still_s:
+                    continue  # it moved soon after: struck (its start seen late), not flown over
                 kf = int(np.clip(np.searchsorted(ctx.frames.t, t_c), 0, len(ctx.frames.t) - 1))
-                if ctx.frames.state[kf, o.i] == TrackState.OFF:
-                    continue
+                if ctx.frames.state[kf, o.i] in (TrackState.OFF, TrackState.IN_POCKET) or ctx.geometry.nearest_pocket(o.r0)[1] < 0:
+                    continue  # potted (in a net, or in a pocket's mouth): a ball's way into the pocket runs over it
                 before, after = seen_t[seen_t <= t_c], seen_t[seen_t >= t_c]
                 if not len(before) or not len(after) or after[0] - before[-1] > 4.5 * ctx.dt:
                     continue
-                over = d < 2.0 * R
-                t0, t1 = float(ts[over][0]), float(ts[over][-1])
                 add(m, t0, t1, 0.9 if d[k] < R else 0.75)
     return out
