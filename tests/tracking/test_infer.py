@@ -494,6 +494,23 @@ def test_a_ball_struck_and_seen_twice_on_its_way_off_the_table_was_struck_not_li
     assert j.ball == "cue" and abs(j.t_s - t0) < 1 / 30
 
 
+def test_a_ball_seen_beyond_a_cushion_line_beside_a_pocket_flew_off_and_is_no_pot():
+    # the cue ball, its height unread, is seen last 21 mm beyond the bottom cushion's line, alongside
+    # the cushion just short of the middle pocket's mouth: no ball on the cloth can be there, so it is
+    # flying over the nose (ficha 5.3, 5.4), not dropping into BM though its way runs on into the drop
+    t0, x0, v, fps = 1.5, (625.0, 655.0), (120.0, 1500.0), 30.0
+    t_gone = t0 + 3.5 / fps
+    scene = Scene().add("cue", "white", Leg(0.0, x0), Leg(t0, x0, v),
+                        Leg(t_gone, (x0[0] + v[0] * (t_gone - t0), x0[1] + v[1] * (t_gone - t0)), gone=True))
+    still(scene, "r1", (400.0, 200.0))
+    cue_stick(x0, math.degrees(math.atan2(v[1], v[0])), t0, scene)
+    evs = events(scene, fps=fps, t_end=4.0)
+    assert not of(evs, Pot) and not of(evs, BallCushion)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue" and abs(o.t_s - (t0 + (FICHA.width_mm - R - x0[1]) / v[1])) < 1 / fps
+    assert [j.ball for j in of(evs, Jump)] == ["cue"]
+
+
 def _pot_under(blob, t_from, t_to):
     """A red rolled into TR with ``blob`` (a polygon) over the pocket from ``t_from`` to ``t_to``."""
     tr = FICHA.pocket("TR")

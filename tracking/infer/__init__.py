@@ -116,6 +116,7 @@ class InferConfig:
     pot_near_mm: float = 60.0  # and must come this close to a drop circle to be potted there
     over_drop_mm: float = 2.0  # a ball last seen with its centre this close to a drop circle (or over it) was tipping in
     off_table_reach_mm: float = 60.0  # a ball vanishing this close to a cushion line may have left over it
+    beyond_line_mm: float = 8.0  # a ball measured this far beyond a cushion's line, alongside the cushion, is in the air over it
     # jumps
     jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
     jump_over_mm: float = 15.0  # a path this far into a ball at rest (less than two radii from its centre) flew over it ...

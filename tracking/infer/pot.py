@@ -56,17 +56,23 @@ def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np
 
 
 def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
-    """Whether the ball was in the air when last seen, and its way on crossed a cushion line alongside
+    """Whether the ball was seen beyond a cushion's line alongside the cushion (where only a ball in the
+    air can be), or was in the air when last seen, and its way on crossed a cushion line alongside
     its cushion (not in a pocket's mouth) before it could reach a drop circle, or it was seen beyond
     the table's edge over no drop circle, or its free flight comes down beyond the table's edge clear
     of every pocket: it flew off the table over the cushion (as the physics of a jump over the nose
     has it) or over a pocket, and fell in none."""
     f = ctx.frames
+    g = ctx.geometry
     seen = np.flatnonzero(np.isfinite(f.z[: m.k_last + 1, m.i, 0]))[-3:]
+    # measured beyond a cushion's line alongside the cushion, where no ball on the cloth can be (vision
+    # reads no height off a fast ball, so one flying over the nose is reported on the cloth)
+    z = f.z[seen, m.i]
+    if any(np.any((line.distance(z) < -ctx.config.beyond_line_mm) & line.spans(z)) for line in g.main_lines):
+        return True
     # (in the air in one of its last sightings: landing on the rail or beyond, it may read on the cloth)
     if not np.any((f.state[seen, m.i] == TrackState.AIRBORNE) & (f.height[seen, m.i] > ctx.config.jump_min_mm)):
         return False
-    g = ctx.geometry
     if not g.on_table(xy, ctx.R) and not np.any(np.linalg.norm(g.pocket_xy - xy, axis=1) <= g.pocket_r):
         return True  # seen in the air beyond the table's edge, over no drop circle: it passed over the pockets
     t_down = landing_time(ctx, m.i, m.k_last)
