@@ -202,6 +202,12 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     return events
 
 
+def _on_table(state: np.ndarray) -> np.ndarray:
+    """Which balls are on the table between shots: not off it, and not in a pocket's net (a ball taken
+    from the net and put down is a placement)."""
+    return (state != TrackState.OFF) & (state != TrackState.IN_POCKET)
+
+
 def _quiet_gap(ctx: ShotContext, t0: float, t1: float) -> bool:
     """Whether frames that could not be read from ``t0`` to ``t1`` hid nothing of the shot: every ball
     was at rest through them, or rolling on one piece of free motion across them (the same motion
@@ -536,7 +542,7 @@ class EventInferer:
     def _hands(self, tracks: Tracks) -> None:
         cfg = self.config
         t = tracks.t_s
-        on = tracks.state != TrackState.OFF
+        on = _on_table(tracks.state)
         for i in np.flatnonzero(on & ~self._present):
             if self._first_t is None or t - self._first_t <= cfg.startup_s:
                 continue  # the balls on the table when the camera starts were not placed in view
@@ -778,7 +784,7 @@ class EventInferer:
         self._drop_quiet_gaps(frames)
         # the new places at rest; the pre-roll starts again from the still frames at the end
         last = shot[-1]
-        self._present = last.state != TrackState.OFF
+        self._present = _on_table(last.state)
         for i in range(len(self.ids)):
             self._rest[i] = np.nan
             if self._present[i]:
