@@ -1000,3 +1000,28 @@ def test_a_ball_named_a_frame_before_it_is_struck_is_placed_and_struck_where_it_
     assert placed.ball == start.ball == "cue"
     assert placed.xy_mm == pytest.approx(spot, abs=1.0)
     assert start.xy_mm == pytest.approx(spot, abs=1.0)
+
+
+def test_a_ball_in_a_net_put_back_on_the_table_is_placed_there_not_moved_from_the_net():
+    """The tracker may hand a ball seen in a pocket's net (``IN_POCKET``) the ball a player puts down on
+    the cloth (the potted cue ball taken out and put back): a placement where it was put down, and the
+    shot that follows starts there, not a ball leaving the net."""
+    net, spot = (1430.0, -10.0), (700.0, 405.0)
+    out = []
+    inferer = EventInferer(FICHA)
+    for k in range(150):
+        t = k / 30
+        balls = {"r1": ((300.0, 600.0), TrackState.SEEN)}
+        if k < 60:
+            balls["cue"] = (net, TrackState.IN_POCKET)
+        elif k < 90:
+            balls["cue"] = (spot, TrackState.SEEN)  # put down at 2 s, still for a second
+        else:
+            balls["cue"] = ((spot[0] - 1500.0 * (t - 3.0), spot[1]), TrackState.SEEN)  # struck at 3 s
+        out += inferer.step(_tracks(FICHA, k, t, balls))
+    out += inferer.finish()
+    (placed,) = of(out, BallPlaced)
+    (start,) = of(out, ShotStart)
+    assert placed.ball == start.ball == "cue"
+    assert placed.xy_mm == pytest.approx(spot, abs=1.0) and placed.t_s == pytest.approx(2.0, abs=0.05)
+    assert start.xy_mm == pytest.approx(spot, abs=1.0) and start.t_s == pytest.approx(3.0, abs=1 / 30)
