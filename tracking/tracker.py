@@ -323,6 +323,18 @@ class BallTracker:
                     c = self._likelihood_cost(z, xy[None], S[r:r + 1] + np.eye(2) * extra ** 2, reach[r:r + 1], miss[r:r + 1])[0]
                     better = c < m1[r]
                     m1[r, better], h1[r, better] = c[better], k
+            # a track that missed its ball last frame (coasting, its prediction wide) takes no ball that
+            # vision is sure is another colour when a ball of that colour, seen last frame, is near: that
+            # is the ball just struck from rest (outside its own track's narrow gate, found by the second
+            # pass), not the coasting one (a colour misread near a pocket's shadow, with no such ball
+            # near, may still be the coasting ball)
+            lost = np.array([not tr.hits & 1 for tr in group])
+            other = (ccost > cfg.class_weight * -math.log(cfg.jump_min_prob)) & (b.label[meas] != UNCERTAIN)[None, :]
+            owner = np.zeros(len(meas), dtype=bool)
+            for r, tr in enumerate(group):
+                if tr.hits & 1:
+                    owner |= ~other[r] & (np.linalg.norm(z - tr.xy, axis=1) < 6 * self.R)
+            m1[lost[:, None] & other & owner[None, :]] = np.inf
             run_pass(group, m1 + ccost, h1)
             # pass 2: whoever is left, within the reach of a ball since it was last seen
             left = [r for r, tr in enumerate(group) if id(tr) not in matched]

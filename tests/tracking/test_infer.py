@@ -74,14 +74,14 @@ def test_a_strike_starts_a_shot_and_at_rest_comes_within_half_a_second_of_the_st
 
 
 def _head_on():
-    """The cue ball struck at 1.5 m/s into r1, 500 mm away, stopping there: the scene, the contact's
+    """The cue ball struck at 1.5 m/s into r1, 500 mm away, stopping there (r1 rolls on 450 mm): the scene, the contact's
     time and r1's place."""
     v, t0 = 1500.0, 1.503
     x_cue, x_red = 300.0, 800.0
     t_c = t0 + (x_red - 2 * R - x_cue) / v
     scene = Scene()
     scene.add("cue", "white", Leg(0.0, (x_cue, 405.0)), Leg(t0, (x_cue, 405.0), (v, 0.0)), Leg(t_c, (x_red - 2 * R, 405.0)))
-    scene.add("r1", "red", Leg(0.0, (x_red, 405.0)), Leg(t_c, (x_red, 405.0), (v, 0.0), 1500.0))
+    scene.add("r1", "red", Leg(0.0, (x_red, 405.0)), Leg(t_c, (x_red, 405.0), (v, 0.0), 2500.0))  # stops short of the cushion
     cue_stick((x_cue, 405.0), 0.0, t0, scene)
     return scene, t_c, x_red
 

@@ -258,3 +258,18 @@ def test_a_ball_whose_colour_vision_is_unsure_of_is_not_named_any_colour_alike()
     assert all(s.state[s.index("red")] == TrackState.OFF for s in snaps)
     last = snaps[-1]
     assert np.linalg.norm(last.xy_mm[last.index("blue")] - (1420.0, 710.0)) < 3
+
+
+def test_a_coasting_track_takes_no_ball_vision_is_sure_is_another_colour():
+    # a red rolling left is lost by vision at 1.3 s and its track coasts on, its prediction wide; the
+    # cue ball at rest just below its way is struck at 1.62 s: the white's first steps fall nearer the
+    # red's wide prediction than the cue ball's narrow one at rest, but they are the cue ball's
+    scene = Scene()
+    scene.add("r1", "red", Leg(0.0, (820.0, 650.0)), Leg(1.0, (820.0, 650.0), (-560.0, 0.0)), Leg(1.3, (652.0, 650.0), gone=True))
+    scene.add("y1", "yellow", Leg(0.0, (300.0, 200.0)))
+    cue, t0 = (560.0, 605.0), 1.62
+    scene.add("cue", "white", Leg(0.0, cue), Leg(t0, cue, (-700.0, 0.0), 1500.0))
+    snaps = run(scene, t_end=2.2)
+    assert error(snaps, scene, "cue", t_from=t0) < 5.0
+    i = FICHA.ball_ids.index("r1")
+    assert all(s.state[i] != TrackState.SEEN for s in snaps if s.t_s > 1.35)

@@ -316,7 +316,9 @@ def _line_of_fire(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | No
             continue
         pa = a.r0 + u * reach
         n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
-        c = Contact(a.i, b.i, b.t_start, b.r0 - n * ctx.R, 0.75, speed)
+        xy = b.r0 - n * ctx.R
+        conf = cfg.hidden_confidence if _hidden(ctx, xy, b.t_start, (a.i, b.i)) else 0.75
+        c = Contact(a.i, b.i, b.t_start, xy, conf, speed)
         if best is None or reach < best[0]:
             best = (reach, c)
     return best
