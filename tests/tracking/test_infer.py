@@ -936,27 +936,31 @@ def _tracks(profile, frame: int, t: float, balls: dict[str, tuple[tuple[float, f
                   confidence=np.ones(n, dtype=np.float32))
 
 
+def _infer_written(profile, n_frames: int, balls_at) -> list:
+    """The events of ``n_frames`` frames at 30 fps of hand-written tracks: ``balls_at(k, t)`` gives
+    frame ``k``'s balls as :func:`_tracks` takes them."""
+    inferer = EventInferer(profile)
+    out = []
+    for k in range(n_frames):
+        out += inferer.step(_tracks(profile, k, k / 30, balls_at(k, k / 30)))
+    return out + inferer.finish()
+
+
 def test_a_ball_renamed_before_the_strike_takes_no_part_in_the_shot():
     """A ball on the blue's spot named red from its first sightings (in a hand), then blue when its
     sightings at rest bore blue out, half a second before the strike: the red is removed once, between
     shots, and takes no part in the shot (before, the shot's frames, which begin before the renaming,
     removed it a second time, and a rules engine refuses a removal of a ball not on the table)."""
     brasileira = resolve_profile("brasileira")
-    spot, cue0 = (1420.0, 710.0), (2000.0, 350.0)
-    out = []
-    inferer = EventInferer(brasileira)
-    for k in range(150):
-        t = k / 30
-        balls = {"pink": ((2130.0, 710.0), TrackState.SEEN)}
-        if t < 2.0:
-            balls["red"] = (spot, TrackState.SEEN)
-        else:
-            balls["blue"] = (spot, TrackState.SEEN)
-        t0 = 2.6
+    spot, cue0, t0 = (1420.0, 710.0), (2000.0, 350.0), 2.6
+
+    def balls_at(k, t):
+        balls = {"pink": ((2130.0, 710.0), TrackState.SEEN), ("red" if t < 2.0 else "blue"): (spot, TrackState.SEEN)}
         x = cue0[0] - 1000.0 * max(t - t0, 0.0)  # struck away from everything
         balls["cue"] = ((max(x, cue0[0] - 500.0), cue0[1]), TrackState.SEEN)
-        out += inferer.step(_tracks(brasileira, k, t, balls))
-    out += inferer.finish()
+        return balls
+
+    out = _infer_written(brasileira, 150, balls_at)
     assert [e.ball for e in of(out, BallRemoved)] == ["red"] and [e.ball for e in of(out, BallPlaced)] == ["blue"]
     assert of(out, ShotStart) and of(out, ShotStart)[0].ball == "cue"
     assert not [e for e in out if getattr(e, "ball", None) == "red" and not isinstance(e, BallRemoved)]
@@ -984,17 +988,16 @@ def test_a_ball_named_a_frame_before_it_is_struck_is_placed_and_struck_where_it_
     next frame, its one sighting at rest is its place: the placement and the strike are there, not
     where it was first seen rolling (a place 120 mm off the D's centre is a foul break)."""
     spot = (500.0, 300.0)
-    out = []
-    inferer = EventInferer(FICHA)
-    for k in range(120):
-        t = k / 30
+
+    def balls_at(k, t):
         balls = {"r1": ((1000.0, 600.0), TrackState.SEEN)}
         if k == 60:
             balls["cue"] = (spot, TrackState.SEEN)  # named: its first frame in the tracks
         elif k > 60:
             balls["cue"] = ((min(spot[0] + 2000.0 * (t - 2.0 - 1 / 60), 1300.0), spot[1]), TrackState.SEEN)
-        out += inferer.step(_tracks(FICHA, k, t, balls))
-    out += inferer.finish()
+        return balls
+
+    out = _infer_written(FICHA, 120, balls_at)
     (placed,) = of(out, BallPlaced)
     (start,) = of(out, ShotStart)
     assert placed.ball == start.ball == "cue"
@@ -1007,19 +1010,17 @@ def test_a_ball_in_a_net_put_back_on_the_table_is_placed_there_not_moved_from_th
     the cloth (the potted cue ball taken out and put back): a placement where it was put down, and the
     shot that follows starts there, not a ball leaving the net."""
     net, spot = (1430.0, -10.0), (700.0, 405.0)
-    out = []
-    inferer = EventInferer(FICHA)
-    for k in range(150):
-        t = k / 30
-        balls = {"r1": ((300.0, 600.0), TrackState.SEEN)}
+
+    def balls_at(k, t):
         if k < 60:
-            balls["cue"] = (net, TrackState.IN_POCKET)
+            cue = (net, TrackState.IN_POCKET)
         elif k < 90:
-            balls["cue"] = (spot, TrackState.SEEN)  # put down at 2 s, still for a second
+            cue = (spot, TrackState.SEEN)  # put down at 2 s, still for a second
         else:
-            balls["cue"] = ((spot[0] - 1500.0 * (t - 3.0), spot[1]), TrackState.SEEN)  # struck at 3 s
-        out += inferer.step(_tracks(FICHA, k, t, balls))
-    out += inferer.finish()
+            cue = ((spot[0] - 1500.0 * (t - 3.0), spot[1]), TrackState.SEEN)  # struck at 3 s
+        return {"r1": ((300.0, 600.0), TrackState.SEEN), "cue": cue}
+
+    out = _infer_written(FICHA, 150, balls_at)
     (placed,) = of(out, BallPlaced)
     (start,) = of(out, ShotStart)
     assert placed.ball == start.ball == "cue"
