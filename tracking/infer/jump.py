@@ -4,6 +4,11 @@ Each airborne spell's heights are fitted with the free flight ``h(t) = vz (t - t
 (g known, so a linear least-squares fit of two numbers), whose roots give the take-off and the
 landing between frames; the event is logged at the take-off with ``airborne_s``, the flight time.
 A spell starting at the strike (a jump shot) takes off at the strike.
+
+Vision reads no height off a fast ball (motion blur stretches its outline out of round), so most
+jump shots come with no airborne spell at all; :func:`implied_jumps` adds the jumps the paths prove:
+a ball that left the table over a cushion, and a ball whose path ran through a ball at rest that
+stayed put (Sinuca de Ficha 5.4: the cue ball jumping a ball).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import math
 import numpy as np
 
 from tracking.events import Jump
-from tracking.infer.shot import ShotContext
+from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
 __all__ = ["infer_jumps", "implied_jumps", "landing_time", "G_MM_S2"]
@@ -92,7 +97,7 @@ def infer_jumps(ctx: ShotContext) -> list[Jump]:
     return out
 
 
-def _take_off(ctx: ShotContext, m, t: float) -> float:
+def _take_off(ctx: ShotContext, m: BallMotion, t: float) -> float:
     """When ball ``m``, known to be in the air at ``t``, left the cloth at the latest: the strike for the
     struck ball with nothing before (a jump shot), else the last change of its path before ``t`` (the
     blow that lifted it), else ``t`` itself."""
@@ -119,7 +124,7 @@ def implied_jumps(ctx: ShotContext, seen: list[Jump], left: list) -> list[Jump]:
     def known(ball: str, t0: float, t1: float) -> bool:
         return any(j.t_s - ctx.dt <= t1 and t0 <= j.t_s + j.airborne_s + ctx.dt for j in have.get(ball, []))
 
-    def add(m, t_air: float, t_end: float, conf: float) -> None:
+    def add(m: BallMotion, t_air: float, t_end: float, conf: float) -> None:
         t_up = max(_take_off(ctx, m, t_air), ctx.t_strike)
         if known(m.id, t_up, t_end):
             return
