@@ -190,18 +190,17 @@ class BallTracker:
             # mirror the prediction at the cushions it reached (up to two: a corner); a ball in the
             # air flies over them
             start = before[[0, 2]]
-            straight = tr.kf.x.copy()
             for _ in range(2):
                 hits = self.geometry.bounce(start, tr.xy - start)
                 if not hits:
                     break
                 axis, line = hits[0]
-                reflect(tr.kf, axis, line, self.config.restitution)
                 if tr.bounced_t is None:
                     tr.bounced_t = t
                     # or it flew over the cushion (vision reads no height off a fast ball): seen on
                     # its straight way beyond the line, it is followed there, off the table
-                    tr.hyp.append((straight[[0, 2]], self.config.collision_sigma_mm, straight[[1, 3]]))
+                    tr.hyp.append((tr.xy.copy(), self.config.collision_sigma_mm, tr.v.copy()))
+                reflect(tr.kf, axis, line, self.config.restitution)
                 start = start.copy()
                 start[axis] = line
         if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
