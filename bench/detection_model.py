@@ -26,6 +26,11 @@ The model is deliberately a little worse than a good detector, and every imperfe
   ball not read airborne is not reported beyond the playing surface (its centre less than 0.6 of a
   radius inside a cushion's nose line) outside a pocket's mouth: vision keeps no ball there. A ball
   carried by a hand, seen and more than ``airborne_min_mm`` up, is airborne;
+* **parallax**: vision places a ball it reads on the cloth on the plane of a resting ball's centre, so a
+  flying ball not read airborne is reported where the camera's ray through its centre meets that
+  plane: pushed away from the point under the camera by its height over the camera's
+  (:func:`camera_for`: a camera 1.2-2.5 m up, up to 10 degrees off the vertical, as the simulator's
+  random mounts; the same place goes to the inference, as a calibration gives it);
 * **pockets**: a ball in a six-pocket table's pocket is seen in the net (``IN_POCKET``, near the
   pocket) for ``p_pocket_seen`` of the pots, else not at all; a bar-billiards hole swallows it;
 * **pins**: standing on the spot, moved (more than ``pin_moved_mm`` off it) or down; a wobbling pin
@@ -48,7 +53,7 @@ import numpy as np
 from bench.simtruth import TruthClip, occluder_polygons
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
 
-__all__ = ["DetectionModel", "detections"]
+__all__ = ["DetectionModel", "detections", "camera_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +87,24 @@ def _classes(clip: TruthClip) -> tuple[str, ...]:
     return tuple(dict.fromkeys(b.colour for b in clip.profile.balls))
 
 
-def detections(clip: TruthClip, model: DetectionModel = DetectionModel(), seed: int = 0) -> Iterator[FrameDetections]:
-    """The detections of every frame of ``clip`` under ``model``, drawn from ``seed``."""
+def camera_for(clip: TruthClip, seed: int) -> tuple[float, float, float]:
+    """Where the camera of ``clip`` hangs, drawn from ``seed`` (its own stream: the detections' noise
+    does not change with it): ``(x_mm, y_mm, height above the cloth mm)``, 1.2-2.5 m up and up to 10
+    degrees off the vertical over the table's centre (:func:`simulator.camera.mount_camera`'s range)."""
+    rng = np.random.default_rng([int(seed), 4321])
+    height = float(rng.uniform(1200.0, 2500.0))
+    off = height * math.tan(math.radians(rng.uniform(0.0, 10.0)))
+    a = rng.uniform(0.0, 2 * math.pi)
+    prof = clip.profile
+    return (prof.length_mm / 2 + off * math.cos(a), prof.width_mm / 2 + off * math.sin(a), height)
+
+
+def detections(clip: TruthClip, model: DetectionModel = DetectionModel(), seed: int = 0,
+               camera_xyh_mm: tuple[float, float, float] | None = None) -> Iterator[FrameDetections]:
+    """The detections of every frame of ``clip`` under ``model``, drawn from ``seed``, seen from
+    ``camera_xyh_mm`` (default :func:`camera_for` the seed)."""
+    cam = camera_for(clip, seed) if camera_xyh_mm is None else camera_xyh_mm
+    cam_xy, cam_h = np.asarray(cam[:2], dtype=np.float64), float(cam[2])
     rng = np.random.default_rng([int(seed), 1234])
     prof = clip.profile
     classes = _classes(clip)
@@ -140,8 +161,12 @@ def detections(clip: TruthClip, model: DetectionModel = DetectionModel(), seed: 
                 height = clip.h[f, i]
                 if code == "A":  # flying: read only when high and nearly still (a round outline)
                     air = height > model.flight_min_mm and speed * exposure < model.flight_max_streak_mm
-                    if not air and not on_surface(xy):
-                        continue
+                    if not air:
+                        # placed on the plane of a resting ball's centre: pushed away from under the camera
+                        lift = (cam_h - R) / max(cam_h - R - height, 1.0)
+                        z = cam_xy + (z - cam_xy) * lift
+                        if not on_surface(cam_xy + (xy - cam_xy) * lift):
+                            continue
                 else:
                     air = height > model.airborne_min_mm
                 rows.append((z, max(height + rng.normal(0, model.height_sigma_mm), 0.0) if air else 0.0,
