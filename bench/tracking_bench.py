@@ -42,7 +42,7 @@ def run_clip(job: tuple) -> dict:
 
     cv2.setNumThreads(1)
     from bench.corpora import generated, staged
-    from bench.detection_model import DetectionModel, detections
+    from bench.detection_model import DetectionModel, camera_for, detections
     from bench.scoring import IdentityCounter, score_clip
     from bench.simtruth import from_truth_file
     from tracking.infer import EventInferer
@@ -60,12 +60,13 @@ def run_clip(job: tuple) -> dict:
     except Exception as e:  # noqa: BLE001 - a seed the simulator cannot play is reported and skipped
         return {"job": job, "skipped": f"{type(e).__name__}: {e}"}
     prof = clip.profile
-    tracker, inferer = BallTracker(prof), EventInferer(prof)
+    camera = camera_for(clip, seed)  # as a calibration would give it
+    tracker, inferer = BallTracker(prof), EventInferer(prof, camera_xyh_mm=camera)
     ident = IdentityCounter(clip.ball_ids)
     events = []
     t_track = t_infer = 0.0
     n = 0
-    for det in detections(clip, DetectionModel(), seed):
+    for det in detections(clip, DetectionModel(), seed, camera):
         t0 = time.perf_counter()
         tracks = tracker.update(det)
         t1 = time.perf_counter()

@@ -93,8 +93,9 @@ class Tracker(Protocol):
 
 
 class Inferer(Protocol):
-    """Event inference: ``tracking.infer.EventInferer(profile, config=None)``. ``step`` returns the events
-    that became certain this frame, in time order; ``finish`` those still open at the end.
+    """Event inference: ``tracking.infer.EventInferer(profile, config=None, camera_xyh_mm=None)``. ``step``
+    returns the events that became certain this frame, in time order; ``finish`` those still open at the end.
+    Optional: ``camera_xyh_mm``, where the calibration puts the camera (kept up to date on a recalibration).
 
     Optional, for live runs: ``settled_s``, the time before which every event has been given (the
     inferer's watermark, read after each ``step``). An operator input given live enters the log as soon
@@ -323,6 +324,8 @@ class _Joiner:
             if calibrated and state.calibration is not self.calibration:
                 self.calibration = state.calibration  # the one vision has
                 s.detector.recalibrate(state.calibration)
+                if hasattr(s.inferer, "camera_xyh_mm"):  # where the camera hangs now (jump shots' parallax)
+                    s.inferer.camera_xyh_mm = state.calibration.camera_xyh_mm
         if calibrated:
             dets = s.detector.detect(frame.image, frame.index, frame.t_s)
             self.classes = dets.balls.classes
@@ -513,6 +516,7 @@ def load_stages(profile: Any, calibration: Calibration, referee: Referee, first_
     from vision import Detector
 
     return Stages(
-        detector=Detector(profile, calibration), tracker=BallTracker(profile), inferer=EventInferer(profile),
+        detector=Detector(profile, calibration), tracker=BallTracker(profile),
+        inferer=EventInferer(profile, camera_xyh_mm=calibration.camera_xyh_mm),
         referee=referee, keeper=CalibrationKeeper(calibration, profile, first_image),
     )

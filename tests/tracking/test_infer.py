@@ -19,6 +19,7 @@ FICHA = resolve_profile("ficha")
 BAR = resolve_profile("bar-billiards")
 R = FICHA.ball_radius_mm
 G = 9810.0
+CAMERA = (FICHA.length_mm / 2, FICHA.width_mm / 2, 1500.0)  # over the table's centre, 1.5 m up, as a calibration says
 
 
 def cue_stick(ball_xy, direction_deg, t_strike, scene: Scene, length=1000.0, width=20.0):
@@ -32,9 +33,9 @@ def cue_stick(ball_xy, direction_deg, t_strike, scene: Scene, length=1000.0, wid
     scene.occluders.append((t_strike - 0.8, t_strike + 0.3, poly))
 
 
-def infer(scene, profile=FICHA, fps=30.0, t_end=4.0, **kw):
-    """Events with the frame time at which each came out."""
-    tracker, inferer = BallTracker(profile), EventInferer(profile)
+def infer(scene, profile=FICHA, fps=30.0, t_end=4.0, camera=CAMERA, **kw):
+    """Events with the frame time at which each came out (``camera``: where the calibration puts it)."""
+    tracker, inferer = BallTracker(profile), EventInferer(profile, camera_xyh_mm=camera)
     out = []
     for d in detections(scene, profile, fps, t_end, **kw):
         out += [(e, d.t_s) for e in inferer.step(tracker.update(d))]
@@ -222,6 +223,59 @@ def test_a_path_through_a_ball_at_rest_that_stays_put_flew_over_it(fps, aside_mm
     (j,) = jumps
     assert j.ball == "cue" and abs(j.t_s - t0) < 1.5 / fps  # a jump shot leaves the cloth at the strike
     assert j.airborne_s >= (2 * math.sqrt((2 * R) ** 2 - aside_mm ** 2) - 2.0) / v + (800.0 - 2 * R - x0) / v - 2 / fps
+
+
+def _seen_from(camera, xy, h):
+    """Where vision places a ball ``h`` off the cloth that it reads on the cloth: on the plane of a
+    resting ball's centre, along the ray from the camera (parallax)."""
+    c, H = np.asarray(camera[:2]), camera[2] - R
+    return tuple(c + (np.asarray(xy) - c) * H / (H - h))
+
+
+def _flight_scene(fps, flight_s, bend_mm=0.0):
+    """The cue ball struck from (300, 200) along the table at 1.8 m/s, ``flight_s`` in the air from the
+    strike (its height never read: too blurred), then rolling on; or, with ``flight_s`` 0, on the cloth
+    throughout, its path bending aside by up to ``bend_mm`` and smoothly back to straight (a swerve)."""
+    t0, v, p0 = 1.5, 1800.0, np.array([300.0, 200.0])
+    scene = Scene().add("cue", "white", Leg(0.0, tuple(p0)))
+    still(scene, "r1", (1200.0, 650.0))
+    cue_stick(tuple(p0), 0.0, t0, scene)
+    k0 = int(math.floor(t0 * fps)) + 1
+    t_roll = t0 + max(flight_s, 0.3)
+    for k in range(k0, int(t_roll * fps) + 1):
+        t = k / fps
+        xy = p0 + np.array([v * (t - t0), 0.0])
+        if flight_s:
+            h = max(0.5 * G * (t - t0) * (t0 + flight_s - t), 0.0)
+            scene.add("cue", "white", Leg(t, _seen_from(CAMERA, xy, h), (v, 0.0)))
+        else:
+            s = (t - t0) / 0.3  # a bend that leaves and rejoins the line with no corner
+            scene.add("cue", "white", Leg(t, (xy[0], xy[1] + bend_mm * 16 * s * s * (1 - s) ** 2), (v, 0.0)))
+    scene.add("cue", "white", Leg(t_roll, (p0[0] + v * (t_roll - t0), p0[1]), (v, 0.0), 4000.0))  # stops short of the cushion
+    return scene, t0
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("flight_s", [0.24, 0.28])
+def test_a_jump_shot_unread_in_the_air_is_read_off_its_parallax(fps, flight_s):
+    # ficha 5.4: vision reads no height off the flying cue ball (blurred), but seen from a camera 1.5 m
+    # up a ball 70-95 mm off the cloth is placed 10-14 mm further from the point under the camera, and
+    # back on its line where it lands. With the camera's place the flight is read; without it, not.
+    scene, t0 = _flight_scene(fps, flight_s)
+    evs = events(scene, fps=fps, t_end=4.0, camera=CAMERA)
+    (j,) = of(evs, Jump)
+    assert j.ball == "cue" and abs(j.t_s - t0) < 1 / fps
+    assert abs(j.airborne_s - flight_s) <= 1.5 / fps
+    assert not of(evs, BallBall) and not of(evs, BallCushion)
+    assert not of(events(scene, fps=fps, t_end=4.0, camera=None), Jump)  # no camera known: nothing to read it by
+
+
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("bend_mm", [0.0, 8.0])
+def test_a_ball_on_the_cloth_bending_smoothly_is_no_jump(fps, bend_mm):
+    # the same shot on the cloth, straight or swerving aside and back with no corner: no flight
+    scene, _ = _flight_scene(fps, 0.0, bend_mm)
+    assert not of(events(scene, fps=fps, t_end=4.0, camera=CAMERA), Jump)
 
 
 def test_pins_down_and_moved():

@@ -45,7 +45,7 @@ from tracking.infer.cushion import infer_cushions
 from tracking.infer.double_hit import infer_double_hit
 from tracking.infer.frozen import frozen_pushes
 from tracking.infer.hand import removed_in_shot
-from tracking.infer.jump import implied_jumps, infer_jumps
+from tracking.infer.jump import implied_jumps, infer_jumps, parallax_jumps
 from tracking.infer.off_table import infer_off_table
 from tracking.infer.pin import infer_pins
 from tracking.infer.pot import infer_pots, vanished
@@ -121,6 +121,11 @@ class InferConfig:
     jump_min_mm: float = 5.0  # off the cloth by more than this: a jump
     jump_over_mm: float = 15.0  # a path this far into a ball at rest (less than two radii from its centre) flew over it ...
     jump_over_still_s: float = 0.3  # ... if that ball stayed still at least this long after (else it was struck, its start seen late)
+    flight_window_s: float = 0.6  # a jump shot's flight is looked for in the struck ball's path this long after the strike ...
+    flight_max_s: float = 0.4  # ... lasting up to this long (a flight 200 mm high) ...
+    flight_after_s: float = 0.3  # ... on the samples up to this long after it lands ...
+    flight_gain: float = 10.0  # ... and believed when it explains the path better by this much (noise units squared) ...
+    flight_shift_sigmas: float = 4.0  # ... and moves some measured place by this many times its noise
     # pins
     pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
     pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
@@ -139,9 +144,11 @@ class InferConfig:
     startup_s: float = 1.0  # balls first seen this soon after the first readable frame were already there
 
 
-def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: InferConfig) -> list[Event]:
-    """The events of one finished episode (a shot, or a touch), in time order."""
-    ctx = build_context(frames, ids, geometry, cfg)
+def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: InferConfig,
+                 camera_xyh_mm: tuple[float, float, float] | None = None) -> list[Event]:
+    """The events of one finished episode (a shot, or a touch), in time order; ``camera_xyh_mm`` (where the
+    camera hangs, as the calibration says) lets a jump shot's flight be read off its parallax."""
+    ctx = build_context(frames, ids, geometry, cfg, camera_xyh_mm)
     moving = [m for m in ctx.moving() if m.t_start is not None and m.r0 is not None]
     if not moving:
         return []
@@ -175,6 +182,8 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
         events.append(ShotStart(t_s=ctx.t_strike, ball=first.id, xy_mm=_xy(first.r0), positions=positions,
                                 confidence=strike_conf))
         jumps = infer_jumps(ctx)
+        if not any(j.ball == first.id for j in jumps):
+            jumps += parallax_jumps(ctx, contacts)
         events += jumps
         events += contact_events(ctx, contacts)
     pots, potted = infer_pots(ctx)
@@ -354,9 +363,11 @@ def _at_rest(ctx: ShotContext, t_end: float, gone: set[int]) -> AtRest:
 class EventInferer:
     """Turns a stream of :class:`~tracking.tracks.Tracks` into events; see the module docstring."""
 
-    def __init__(self, profile: TableProfile, config: InferConfig | None = None):
+    def __init__(self, profile: TableProfile, config: InferConfig | None = None,
+                 camera_xyh_mm: tuple[float, float, float] | None = None):
         self.profile = profile
         self.config = config or InferConfig()
+        self.camera_xyh_mm = camera_xyh_mm  # where the camera hangs (a calibration's): jump shots' parallax
         self.geometry = TableGeometry(profile)
         self.ids = profile.ball_ids
         n = len(self.ids)
@@ -773,7 +784,7 @@ class EventInferer:
             shot[-1] = dataclasses.replace(last, state=state, xy_mm=xy)
         frames = ShotFrames.stack(shot, self._trigger)
         try:
-            events = analyse_shot(frames, self.ids, self.geometry, self.config)
+            events = analyse_shot(frames, self.ids, self.geometry, self.config, self.camera_xyh_mm)
         except Exception:  # noqa: BLE001 - one bad shot must not stop a live referee; it is reported
             log.exception("the shot from %.2f s to %.2f s could not be analysed", frames.t[0], frames.t[-1])
             events = [Unobserved(t_s=float(frames.t[0]), until_s=float(frames.t[-1]), reason="the shot could not be analysed")]

@@ -6,7 +6,8 @@ landing between frames; the event is logged at the take-off with ``airborne_s``,
 A spell starting at the strike (a jump shot) takes off at the strike.
 
 Vision reads no height off a fast ball (motion blur stretches its outline out of round), so most
-jump shots come with no airborne spell at all; :func:`implied_jumps` adds the jumps the paths prove:
+jump shots come with no airborne spell at all; :func:`parallax_jumps` reads the struck ball's flight
+off its parallax (the camera's place known), and :func:`implied_jumps` adds the jumps the paths prove:
 a ball that left the table over a cushion, and a ball whose path ran through a ball at rest that
 stayed put (Sinuca de Ficha 5.4: the cue ball jumping a ball).
 """
@@ -21,7 +22,7 @@ from tracking.events import Jump
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
-__all__ = ["infer_jumps", "implied_jumps", "landing_time", "G_MM_S2"]
+__all__ = ["infer_jumps", "implied_jumps", "parallax_jumps", "landing_time", "G_MM_S2"]
 
 G_MM_S2 = 9810.0
 
@@ -172,3 +173,108 @@ def implied_jumps(ctx: ShotContext, seen: list[Jump], left: list) -> list[Jump]:
                     continue
                 add(m, t0, t1, 0.9 if d[k] < R else 0.75)
     return out
+
+
+def _residuals(A: np.ndarray, z: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The least weighted residuals (k,) of paths ``z`` ((n, 2), or (k, n, 2)) on the bases ``A`` (k, n, p),
+    with weights ``w`` ((n,) or (k, n)): every fit at once, by its normal equations."""
+    w = np.broadcast_to(w, A.shape[:2])
+    z = np.broadcast_to(z, A.shape[:2] + (2,))
+    Aw = A * w[:, :, None]
+    M = np.einsum("kni,knj->kij", Aw, A) + 1e-9 * np.eye(A.shape[2])
+    b = np.einsum("kni,knd->kid", Aw, z)
+    coef = np.linalg.solve(M, b)
+    return np.einsum("kn,knd->k", w, z * z) - np.einsum("kid,kid->k", coef, b)
+
+
+def parallax_jumps(ctx: ShotContext, contacts: list) -> list[Jump]:
+    """A jump shot's flight read off the struck ball's path when vision read no height (a blurred ball).
+
+    Vision places a ball on the plane of a resting ball's centre; one ``h`` higher is seen further from
+    the point under the camera, by its distance from it times ``h / (H - R - h)`` (``H`` the camera's
+    height): 10 to 40 mm for a jump shot. So a flight from the strike bends the measured path out and,
+    where the ball lands, abruptly back onto its line; a ball on the cloth bends only smoothly (friction
+    changes its velocity, never at once), or at a ball or a cushion.
+
+    From the strike to the struck ball's first contact with a ball or its first approach to a cushion
+    (at most ``flight_window_s``), each flight ``h(t) = g/2 (t - t0)(t0 + T - t)`` (``T`` up to
+    ``flight_max_s``) is tried on the samples up to ``flight_after_s`` past its landing, two or more of
+    them after it: the places moved back along their rays from the camera to the flight's height must
+    fit a flight (from the rest place at one velocity, as nothing slows a ball in the air, then any
+    quadratic from where it lands: ``v min(u, T) + v' (u - T)+ + a (u - T)+^2``) better than the places as
+    measured fit a ball on the cloth (a quadratic bending smoothly into another at some sample:
+    ``v u + a u^2 + b (u - u_b)+^2``, as many numbers) by ``flight_gain`` (noise units squared), fit as
+    well as the noise lets them, and be moved by ``flight_shift_sigmas`` of the noise somewhere. Both
+    paths leave the rest place at the best time within half a frame of the strike's estimate (the first
+    piece run back to it, bent by the flight itself). The camera's place is the calibration's
+    (``ctx.camera_xyh_mm``); without it nothing is read."""
+    cfg = ctx.config
+    cam = ctx.camera_xyh_mm
+    if cam is None or ctx.striker < 0:
+        return []
+    m = ctx.motions[ctx.striker]
+    if not m.moved or m.r0 is None or not len(m.ts):
+        return []
+    t0 = float(ctx.t_strike)
+    t_end = t0 + cfg.flight_window_s
+    for c in contacts:
+        if m.i in (c.a, c.b):
+            t_end = min(t_end, float(c.t) - 0.5 * ctx.dt)
+    sel = (m.ts > t0) & (m.ts <= t_end)
+    speed = np.array([np.linalg.norm(m.piece_at(t).velocity(t)) for t in m.ts])
+    # a cushion bends the path at once too: up to the first place from which the ball could reach a
+    # cushion's line (a radius and the noise off it) before the next frame
+    reach = ctx.R + 10.0 + speed * ctx.dt
+    near = np.flatnonzero(sel & (np.array([ctx.geometry_inside(z) for z in m.zs]) < reach))
+    if len(near):
+        sel[near[0] + 1:] = False
+    if np.count_nonzero(sel) < 5:
+        return []
+    c_xy, H = np.asarray(cam[:2], dtype=np.float64), float(cam[2]) - ctx.R  # the camera over the balls' centres' plane
+    ts, zs = m.ts[sel], m.zs[sel] - m.r0
+    n = len(ts)
+    speed = speed[sel]
+    sigma = np.hypot(m.sigma0, cfg.blur_s * speed) * m.noise_scale
+    starts = t0 + np.arange(-0.5, 0.5 + 1e-9, 0.125) * ctx.dt
+    starts = starts[starts < ts[0]]
+    flights = np.arange(2 * ctx.dt, cfg.flight_max_s + 1e-9, ctx.dt / 4)
+    S, F = np.meshgrid(starts, flights, indexing="ij")
+    S, F = S.ravel(), F.ravel()  # every (take-off, flight time)
+    u = ts[None, :] - S[:, None]  # (k, n)
+    inside = u <= F[:, None] + cfg.flight_after_s
+    landed = np.count_nonzero(inside & (u > F[:, None]), axis=1)
+    ok = landed >= 2
+    if not ok.any():
+        return []
+    S, F, u, inside = S[ok], F[ok], u[ok], inside[ok]
+    w = inside / sigma[None, :] ** 2
+    # the flight: each place moved back along its ray to the flight's height, then fitted
+    h = np.clip(0.5 * G_MM_S2 * u * (F[:, None] - u), 0.0, 0.9 * H)
+    back = (c_xy - m.r0) + (zs[None] - (c_xy - m.r0)) * ((H - h) / H)[:, :, None]
+    after = np.clip(u - F[:, None], 0.0, None)
+    flown = _residuals(np.stack([np.minimum(u, F[:, None]), after, after * after], axis=2), back, w)
+    # on the cloth: the places as measured, bending at each sample in turn (the best bend counts)
+    bends = np.clip(u[:, :, None] - u[:, None, :n - 2], 0.0, None) ** 2  # (k, n, bend)
+    k, nb = len(S), n - 2
+    A0 = np.concatenate([np.repeat(np.stack([u, u * u], axis=2)[:, None], nb, axis=1),
+                         bends.transpose(0, 2, 1)[:, :, :, None]], axis=3).reshape(k * nb, n, 3)
+    rolled = _residuals(A0, zs, np.repeat(w, nb, axis=0)).reshape(k, nb).min(axis=1)
+    # per flight time: each path from its own best take-off
+    gain = np.full(len(flights), -np.inf)
+    pick = np.zeros(len(flights), dtype=int)
+    for j, T in enumerate(flights):
+        rows = np.flatnonzero(F == T)
+        if len(rows):
+            a, b = rows[np.argmin(flown[rows])], rows[np.argmin(rolled[rows])]
+            gain[j], pick[j] = rolled[b] - flown[a], a
+    j = int(np.argmax(gain))
+    a = pick[j]
+    dof = 2 * int(np.count_nonzero(inside[a])) - 6
+    shift = float(np.max(np.linalg.norm(back[a] - zs, axis=1)[inside[a]] / sigma[inside[a]]))
+    # the path so moved must fit as well as the noise lets it (a path that fits nothing, a ball struck
+    # into another it was not seen to meet, says nothing of a flight)
+    if gain[j] < cfg.flight_gain or shift < cfg.flight_shift_sigmas or flown[a] > 2.0 * dof + 10.0:
+        return []
+    conf = 0.9 if gain[j] >= 2 * cfg.flight_gain else 0.75
+    return [Jump(t_s=max(float(S[a]), t0), ball=m.id, xy_mm=(float(m.r0[0]), float(m.r0[1])),
+                 airborne_s=round(float(F[a]), 4), confidence=conf)]

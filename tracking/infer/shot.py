@@ -176,6 +176,7 @@ class ShotContext:
     striker: int = -1
     t_strike: float = math.nan
     _cues: dict[int, list] = field(default_factory=dict)  # frame index -> its cues (:meth:`cues`)
+    camera_xyh_mm: tuple[float, float, float] | None = None  # where the camera hangs (the calibration's), if known
 
     @property
     def R(self) -> float:
@@ -407,8 +408,9 @@ def _stop_time(p: Piece, t_last: float, dt: float) -> float:
     return float(np.clip(p.t0 + u, t_last - dt, t_last + 10 * dt))
 
 
-def build_context(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: "InferConfig") -> ShotContext:
+def build_context(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeometry, cfg: "InferConfig",
+                  camera_xyh_mm: tuple[float, float, float] | None = None) -> ShotContext:
     dts = np.diff(frames.t)
     dt = float(np.median(dts[dts > 0])) if np.any(dts > 0) else 1 / 30
     motions = [_motion(frames, i, b, geometry, cfg, dt) for i, b in enumerate(ids)]
-    return ShotContext(frames, geometry, cfg, ids, motions, dt)
+    return ShotContext(frames, geometry, cfg, ids, motions, dt, camera_xyh_mm=camera_xyh_mm)
