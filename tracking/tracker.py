@@ -212,6 +212,9 @@ class BallTracker:
             # a ball leaving the cloth where no cushion sends it back (into a pocket's mouth) is not
             # followed beyond it, and only comes back close to where it left (a rattle in the jaws);
             # (after the mirroring: a fast ball near a cushion bounces off it, it does not leave)
+            # unless seen on its straight way on over the pocket's mouth: flying over it
+            if self._over_pockets(tr.xy[None])[0]:
+                tr.hyp.append((tr.xy.copy(), self.config.collision_sigma_mm, before[[1, 3]].copy()))
             tr.kf.x = before
             tr.kf.x[[1, 3]] = 0.0
             tr.moving = False
@@ -277,7 +280,7 @@ class BallTracker:
         margin = np.where(b.state == BallState.AIRBORNE, self.profile.rail_width_mm, self.R)
         inside = self.geometry.on_table(b.xy_mm, 0.0) | (
             (b.xy_mm[:, 0] >= -margin) & (b.xy_mm[:, 0] <= self.profile.length_mm + margin)
-            & (b.xy_mm[:, 1] >= -margin) & (b.xy_mm[:, 1] <= self.profile.width_mm + margin))
+            & (b.xy_mm[:, 1] >= -margin) & (b.xy_mm[:, 1] <= self.profile.width_mm + margin)) | self._over_pockets(b.xy_mm)
         meas = np.flatnonzero(keep & inside & ((b.state == BallState.VISIBLE) | (b.state == BallState.AIRBORNE)) & np.isfinite(b.xy_mm[:, 0]))
         z = b.xy_mm[meas]
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
@@ -595,6 +598,17 @@ class BallTracker:
             return np.zeros(len(xy), dtype=bool)
         d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
         return np.any(d < g.pocket_r[None, :n], axis=1)
+
+    def _over_pockets(self, xy: np.ndarray) -> np.ndarray:
+        """(m,) whether each of the points ``xy`` (m, 2) lies over a pocket's mouth (within its drop circle
+        and a ball's radius), where vision keeps a ball it sees whole: one going in, or one flying over
+        it, placed beyond the pocket's back by its height (what tells the inference it flew)."""
+        g = self.geometry
+        n = len(self.profile.pockets)
+        if n == 0 or len(xy) == 0:
+            return np.zeros(len(xy), dtype=bool)
+        d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
+        return np.any(d < g.pocket_r[None, :n] + self.R, axis=1)
 
     def _layout_key(self, tr: _Track) -> tuple[float, float]:
         """Rack order: balls against an end cushion first (ficha 3.2: two at the end, then the sides),

@@ -278,6 +278,36 @@ def test_a_ball_on_the_cloth_bending_smoothly_is_no_jump(fps, bend_mm):
     assert not of(events(scene, fps=fps, t_end=4.0, camera=CAMERA), Jump)
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_ball_flying_over_a_pockets_mouth_is_off_the_table_not_potted(fps):
+    # ficha 5.3: the cue ball jumps towards the bottom middle pocket and flies over it, 70-110 mm up.
+    # Vision reads no height off it but, by parallax, sees it beyond the pocket's back, where a ball
+    # going in cannot be (one dropping in is seen nearer the point under the camera); past the pocket's
+    # mouth vision keeps nothing. It left the table (and jumped): no pot.
+    BM = np.array([710.0, 841.5])
+    reach = 52.5 + R  # the pocket's drop circle and a ball's radius: where vision keeps a ball it sees whole
+    t0, v, T = 1.5, 1800.0, 0.3
+    scene = Scene().add("cue", "white", Leg(0.0, (700.0, 420.0)))
+    still(scene, "r1", (300.0, 150.0))
+    cue_stick((700.0, 420.0), 90.0, t0, scene)
+    beyond = []
+    for k in range(int(math.floor(t0 * fps)) + 1, int((t0 + T) * fps) + 1):
+        t = k / fps
+        xy = np.array([700.0, 420.0 + v * (t - t0)])
+        z = np.array(_seen_from(CAMERA, xy, 0.5 * G * (t - t0) * (t0 + T - t)))
+        if z[1] > FICHA.width_mm + R and np.linalg.norm(z - BM) > reach:
+            scene.add("cue", "white", Leg(t, tuple(z), gone=True))
+            break
+        beyond.append(float(z[1] - BM[1]))
+        scene.add("cue", "white", Leg(t, tuple(z), (0.0, v)))
+    assert beyond[-1] > 52.5 - R + 8.0  # the scene shows what the test is about: a sighting past the back
+    evs = events(scene, fps=fps, t_end=4.0)
+    assert not of(evs, Pot)
+    (o,) = of(evs, OffTable)
+    assert o.ball == "cue"
+    assert [j.ball for j in of(evs, Jump)] == ["cue"]
+
+
 def test_pins_down_and_moved():
     spots = {p.id: p.xy_mm for p in BAR.pins}
 

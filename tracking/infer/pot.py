@@ -55,9 +55,31 @@ def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np
     return t_last + 0.5 * ctx.dt
 
 
+def _beyond_pocket_back(ctx: ShotContext, z: np.ndarray) -> bool:
+    """Whether a place measured on the cloth (not in a net) lies over a six-pocket table's pocket further
+    out than a ball in it can be: its centre more than the drop circle's radius less a ball's radius (and
+    ``beyond_line_mm``) past the pocket's centre, away from the cloth. Only a ball in the air over the
+    pocket is seen there: vision places a ball on the plane of a resting ball's centre, so one dropping
+    in, or lying in the net, is seen nearer the point under the camera, and one flying over further out."""
+    g = ctx.geometry
+    n = int(np.count_nonzero(~g.is_hole))
+    if n == 0 or len(z) == 0:
+        return False
+    centre, r = g.pocket_xy[:n], g.pocket_r[:n]
+    out = centre - np.clip(centre, 0.0, [g.length_mm, g.width_mm])  # away from the playing surface
+    size = np.linalg.norm(out, axis=1)
+    ok = size > 1e-6
+    out = out[ok] / size[ok, None]
+    centre, r = centre[ok], r[ok]
+    rel = z[:, None, :] - centre[None]  # (sightings, pockets, 2)
+    depth = (rel * out[None]).sum(axis=2)
+    aside = np.abs(rel[..., 0] * out[None, :, 1] - rel[..., 1] * out[None, :, 0])
+    return bool(np.any((depth > r - ctx.R + ctx.config.beyond_line_mm) & (aside < r)))
+
+
 def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
-    """Whether the ball was seen beyond a cushion's line alongside the cushion (where only a ball in the
-    air can be), or was in the air when last seen, and its way on crossed a cushion line alongside
+    """Whether the ball was seen beyond a cushion's line alongside the cushion or beyond a pocket's back
+    (where only a ball in the air can be), or was in the air when last seen, and its way on crossed a cushion line alongside
     its cushion (not in a pocket's mouth) before it could reach a drop circle, or it was seen beyond
     the table's edge over no drop circle, or its free flight comes down beyond the table's edge clear
     of every pocket: it flew off the table over the cushion (as the physics of a jump over the nose
@@ -69,6 +91,8 @@ def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v:
     # reads no height off a fast ball, so one flying over the nose is reported on the cloth)
     z = f.z[seen, m.i]
     if any(np.any((line.distance(z) < -ctx.config.beyond_line_mm) & line.spans(z)) for line in g.main_lines):
+        return True
+    if _beyond_pocket_back(ctx, z[f.state[seen, m.i] != TrackState.IN_POCKET]):
         return True
     # (in the air in one of its last sightings: landing on the rail or beyond, it may read on the cloth)
     if not np.any((f.state[seen, m.i] == TrackState.AIRBORNE) & (f.height[seen, m.i] > ctx.config.jump_min_mm)):
