@@ -308,6 +308,23 @@ def test_a_ball_flying_over_a_pockets_mouth_is_off_the_table_not_potted(fps):
     assert [j.ball for j in of(evs, Jump)] == ["cue"]
 
 
+def test_a_ball_gone_where_its_way_meets_a_cushion_beside_a_pocket_flew_over_the_cushion():
+    # the cue ball runs at 2 m/s at the bottom cushion 90 mm beside the middle pocket's centre, and is
+    # not seen again from 20 mm short of the cushion's line: it did not come off the cushion, so it flew
+    # over it (ficha 5.3), though it vanished near the pocket. A ball running into the pocket is potted.
+    t0, v = 1.5, 2000.0
+    for x, potted in ((620.0, False), (700.0, True)):
+        y_gone = FICHA.width_mm - R - 20.0
+        scene = Scene().add("cue", "white", Leg(0.0, (x, 400.0)), Leg(t0, (x, 400.0), (0.0, v)),
+                            Leg(t0 + (y_gone - 400.0) / v, (x, y_gone), gone=True))
+        still(scene, "r1", (300.0, 150.0))
+        cue_stick((x, 400.0), 90.0, t0, scene)
+        evs = events(scene, t_end=4.0)
+        assert [p.pocket for p in of(evs, Pot)] == (["BM"] if potted else [])
+        assert [o.ball for o in of(evs, OffTable)] == ([] if potted else ["cue"])
+        assert not of(evs, BallCushion)
+
+
 def test_pins_down_and_moved():
     spots = {p.id: p.xy_mm for p in BAR.pins}
 

@@ -77,6 +77,27 @@ def _beyond_pocket_back(ctx: ShotContext, z: np.ndarray) -> bool:
     return bool(np.any((depth > r - ctx.R + ctx.config.beyond_line_mm) & (aside < r)))
 
 
+def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
+    """Whether the ball's way on from its last sighting (its last piece, then straight on at its last
+    velocity for ``pot_horizon_frames``) crosses a cushion's line alongside the cushion before it comes
+    into any drop circle: a ball not seen again after that did not come off the cushion, it flew over."""
+    g = ctx.geometry
+    horizon = ctx.config.pot_horizon_frames * ctx.dt
+    p = m.pieces[-1] if m.moved and m.pieces else None
+    ts = np.linspace(p.t_first if p is not None else t_last, t_last + horizon, 200)
+    pos = p.at(ts) if p is not None else np.repeat(xy[None], len(ts), axis=0)
+    after = ts > t_last
+    pos[after] = xy + np.outer(ts[after] - t_last, v)
+    in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
+    end = int(in_pocket[0]) if len(in_pocket) else len(ts)
+    for line in g.main_lines:
+        d = line.distance(pos[:end])
+        cross = np.flatnonzero(d <= 0.0)
+        if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
+            return True
+    return False
+
+
 def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
     """Whether the ball was seen beyond a cushion's line alongside the cushion or beyond a pocket's back
     (where only a ball in the air can be), or was in the air when last seen, and its way on crossed a cushion line alongside
@@ -94,6 +115,10 @@ def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v:
         return True
     if _beyond_pocket_back(ctx, z[f.state[seen, m.i] != TrackState.IN_POCKET]):
         return True
+    # its way on meets a cushion alongside the cushion before any drop circle, and it was never seen
+    # again (not coming off that cushion): it flew over it
+    if _way_crosses_a_cushion(ctx, m, t_last, xy, v):
+        return True
     # (in the air in one of its last sightings: landing on the rail or beyond, it may read on the cloth)
     if not np.any((f.state[seen, m.i] == TrackState.AIRBORNE) & (f.height[seen, m.i] > ctx.config.jump_min_mm)):
         return False
@@ -106,19 +131,6 @@ def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v:
         # hole), it flew over (high over a pocket's mouth, say) and fell in none
         land = xy + v * (t_down - t_last)
         if not g.on_table(land) and not np.any(np.linalg.norm(g.pocket_xy - land, axis=1) <= 2 * g.pocket_r):
-            return True
-    horizon = ctx.config.pot_horizon_frames * ctx.dt
-    p = m.pieces[-1] if m.moved and m.pieces else None
-    ts = np.linspace(p.t_first if p is not None else t_last, t_last + horizon, 200)
-    pos = p.at(ts) if p is not None else np.repeat(xy[None], len(ts), axis=0)
-    after = ts > t_last
-    pos[after] = xy + np.outer(ts[after] - t_last, v)
-    in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
-    end = int(in_pocket[0]) if len(in_pocket) else len(ts)
-    for line in g.main_lines:
-        d = line.distance(pos[:end])
-        cross = np.flatnonzero(d <= 0.0)
-        if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
             return True
     return False
 
