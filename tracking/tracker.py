@@ -590,25 +590,21 @@ class BallTracker:
     def _in_pocket(self, xy: np.ndarray) -> bool:
         return bool(self._in_pockets(np.asarray(xy, dtype=float)[None])[0])
 
-    def _in_pockets(self, xy: np.ndarray) -> np.ndarray:
-        """(m,) whether each of the points ``xy`` (m, 2) lies inside a pocket's drop circle."""
+    def _in_pockets(self, xy: np.ndarray, grow_mm: float = 0.0) -> np.ndarray:
+        """(m,) whether each of the points ``xy`` (m, 2) lies inside a pocket's drop circle (grown by
+        ``grow_mm``)."""
         g = self.geometry
         n = len(self.profile.pockets)
         if n == 0 or len(xy) == 0:
             return np.zeros(len(xy), dtype=bool)
         d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
-        return np.any(d < g.pocket_r[None, :n], axis=1)
+        return np.any(d < g.pocket_r[None, :n] + grow_mm, axis=1)
 
     def _over_pockets(self, xy: np.ndarray) -> np.ndarray:
         """(m,) whether each of the points ``xy`` (m, 2) lies over a pocket's mouth (within its drop circle
         and a ball's radius), where vision keeps a ball it sees whole: one going in, or one flying over
         it, placed beyond the pocket's back by its height (what tells the inference it flew)."""
-        g = self.geometry
-        n = len(self.profile.pockets)
-        if n == 0 or len(xy) == 0:
-            return np.zeros(len(xy), dtype=bool)
-        d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
-        return np.any(d < g.pocket_r[None, :n] + self.R, axis=1)
+        return self._in_pockets(xy, self.R)
 
     def _layout_key(self, tr: _Track) -> tuple[float, float]:
         """Rack order: balls against an end cushion first (ficha 3.2: two at the end, then the sides),
