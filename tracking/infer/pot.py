@@ -100,10 +100,10 @@ def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: n
 
 def flew_over(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
     """Whether the ball was seen beyond a cushion's line alongside the cushion or beyond a pocket's back
-    (where only a ball in the air can be), or was in the air when last seen, and its way on crossed a cushion line alongside
-    its cushion (not in a pocket's mouth) before it could reach a drop circle, or it was seen beyond
-    the table's edge over no drop circle, or its free flight comes down beyond the table's edge clear
-    of every pocket: it flew off the table over the cushion (as the physics of a jump over the nose
+    (where only a ball in the air can be), or its way on crossed a cushion line alongside its cushion
+    (not in a pocket's mouth) before it could reach a drop circle, or, in the air when last seen, it was
+    seen beyond the table's edge over no drop circle or its free flight comes down beyond the table's
+    edge clear of every pocket: it flew off the table over the cushion (as the physics of a jump over the nose
     has it) or over a pocket, and fell in none."""
     f = ctx.frames
     g = ctx.geometry
