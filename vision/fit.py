@@ -99,39 +99,49 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     Returns ``points`` (n, K, 2) edge positions in the picture, ``dist`` (n, K) their distance from
     the centre and ``contrast`` (n, K) the colour step across the edge (grey levels: the norm of the
     difference of the colours 1.5 px inside and outside it)."""
-    v = rs.values
-    n, k, m, _ = v.shape
-    step = rs.t_px[:, 1] - rs.t_px[:, 0]
-    g = _norm3(v[:, :, 2:, :] - v[:, :, :-2, :])  # (n, K, m-2): peak at sample i + 1
-    peak = g >= min_share * g.max(axis=2, keepdims=True)
-    peak[:, :, 1:] &= g[:, :, 1:] >= g[:, :, :-1]  # no lower than either neighbour (the ends have one)
-    peak[:, :, :-1] &= g[:, :, :-1] >= g[:, :, 1:]
-    if expected.ndim == 1:
-        off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
-    else:
-        off_expected = np.abs(rs.t_px[:, None, 1:-1] - expected[:, :, None])  # (n, K, m-2)
-    i = np.argmin(np.where(peak, off_expected, np.inf), axis=2)
-    nn, kk = np.arange(n)[:, None], np.arange(k)[None, :]
-    gi = g[nn, kk, i]
-    gl = g[nn, kk, np.maximum(i - 1, 0)]
-    gr = g[nn, kk, np.minimum(i + 1, m - 3)]
-    denom = gl - 2 * gi + gr
-    with np.errstate(divide="ignore", invalid="ignore"):
-        off = np.where(denom < -1e-6, 0.5 * (gl - gr) / denom, 0.0)
-    off = np.clip(off, -0.5, 0.5)
-    dist = rs.t_px[:, :1] + (i + 1 + off) * step[:, None]
+    v = np.ascontiguousarray(rs.values, dtype=np.float32)
+    n, k = v.shape[:2]
+    exp = np.ascontiguousarray(np.broadcast_to(np.asarray(expected, dtype=np.float64).reshape(n, -1), (n, k)))
+    dist, contrast = _edges_kernel(v, np.ascontiguousarray(rs.t_px, dtype=np.float64), exp, np.float32(min_share))
     points = rs.centres[:, None, :] + rs.unit[None, :, :] * dist[..., None]
-    d = np.maximum(1, np.round(1.5 / step)).astype(int)[:, None]
-    lo = np.clip(i + 1 - d, 0, m - 1)
-    hi = np.clip(i + 1 + d, 0, m - 1)
-    return points, dist, _norm3(v[nn, kk, lo] - v[nn, kk, hi])
+    return points, dist, contrast
 
 
-def _norm3(a: np.ndarray) -> np.ndarray:
-    """``np.linalg.norm(a, axis=-1)`` of (..., 3) vectors, bit for bit (the squares summed in the
-    same order), without its reduction's overhead."""
-    x, y, z = a[..., 0], a[..., 1], a[..., 2]
-    return np.sqrt(x * x + y * y + z * z)
+@numba.njit(cache=True, nogil=True)
+def _edges_kernel(v, t_px, expected, min_share):  # pragma: no cover (compiled)
+    """:func:`find_edges` ray by ray: each edge's distance from the centre and its contrast (float32
+    arithmetic on the picture's values, as NumPy does on them)."""
+    n, k, m, _ = v.shape
+    dist = np.empty((n, k))
+    contrast = np.empty((n, k), np.float32)
+    g = np.empty(m - 2, np.float32)
+    for a in range(n):
+        step = t_px[a, 1] - t_px[a, 0]
+        d = max(1, int(np.round(1.5 / step)))
+        for b in range(k):
+            top = np.float32(0.0)
+            for j in range(m - 2):  # the colour's gradient: its peak at sample j + 1
+                x, y, z = v[a, b, j + 2, 0] - v[a, b, j, 0], v[a, b, j + 2, 1] - v[a, b, j, 1], v[a, b, j + 2, 2] - v[a, b, j, 2]
+                g[j] = np.sqrt(x * x + y * y + z * z)
+                top = max(top, g[j])
+            floor = min_share * top
+            best, best_off = 0, np.inf
+            for j in range(m - 2):  # of the peaks strong enough, the one nearest the expected distance
+                if g[j] < floor or (j > 0 and g[j] < g[j - 1]) or (j < m - 3 and g[j] < g[j + 1]):
+                    continue
+                off = abs(t_px[a, j + 1] - expected[a, b])
+                if off < best_off:
+                    best, best_off = j, off
+            gi, gl, gr = g[best], g[max(best - 1, 0)], g[min(best + 1, m - 3)]
+            denom = gl - np.float32(2.0) * gi + gr
+            off32 = np.float32(0.0)
+            if denom < -1e-6:
+                off32 = min(max(np.float32(0.5) * (gl - gr) / denom, np.float32(-0.5)), np.float32(0.5))
+            dist[a, b] = t_px[a, 0] + (best + 1 + np.float64(off32)) * step
+            lo, hi = min(max(best + 1 - d, 0), m - 1), min(max(best + 1 + d, 0), m - 1)
+            x, y, z = v[a, b, lo, 0] - v[a, b, hi, 0], v[a, b, lo, 1] - v[a, b, hi, 1], v[a, b, lo, 2] - v[a, b, hi, 2]
+            contrast[a, b] = np.sqrt(x * x + y * y + z * z)
+    return dist, contrast
 
 
 def outline_stretch(shape: np.ndarray | None, ux: np.ndarray, uy: np.ndarray) -> np.ndarray | float:
