@@ -26,6 +26,7 @@ Every few seconds the whole table is examined afresh, whatever changed.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections import deque
@@ -606,23 +607,34 @@ class Detector:
         return with_mouths if mouths else without
 
     def _inside_both(self, xy_mm: np.ndarray, radii: float) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_inside` with the pockets' mouths and without, the cushions measured once."""
+        """:meth:`_inside` with the pockets' mouths and without, the cushions measured once (all
+        cushions, pockets and holes at once)."""
         p = self.profile
         r = p.ball_radius_mm
         x, y = xy_mm[:, 0], xy_mm[:, 1]
         on = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
-        mouth = on.copy()
-        for pocket in p.pockets:
-            mouth |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
-        clear = np.ones(len(xy_mm), bool)
-        for c in p.cushions:
-            a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
-            ab = b - a
-            t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
-            clear &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
-        for hole in p.holes:
-            clear &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm  # over it, a ball drops
+        a, ab, ab2, pockets, reach, holes, hole_r = self._edges_mm
+        mouth = on | (np.hypot(x[:, None] - pockets[:, 0], y[:, None] - pockets[:, 1]) <= reach).any(axis=1)
+        # each centre's distance from each cushion's nose (a segment)
+        d = xy_mm[:, None, :] - a[None]
+        t = np.clip((d[..., 0] * ab[:, 0] + d[..., 1] * ab[:, 1]) / ab2, 0.0, 1.0)
+        clear = (np.hypot(d[..., 0] - t * ab[:, 0], d[..., 1] - t * ab[:, 1]) >= radii * r).all(axis=1)
+        clear &= (np.hypot(x[:, None] - holes[:, 0], y[:, None] - holes[:, 1]) > 0.9 * hole_r).all(axis=1)  # over one, a ball drops
         return mouth & clear, on & clear
+
+    @functools.cached_property
+    def _edges_mm(self) -> tuple[np.ndarray, ...]:
+        """The table's cushion noses (starts (C, 2), directions (C, 2), squared lengths (C,)), pocket
+        centres (P, 2) with the reach of a ball's centre into each (P,), and bed holes (H, 2) with
+        their radii (H,), as arrays for :meth:`_inside_both`."""
+        p = self.profile
+        a = np.array([c.a_mm for c in p.cushions], dtype=np.float64).reshape(-1, 2)
+        ab = np.array([c.b_mm for c in p.cushions], dtype=np.float64).reshape(-1, 2) - a
+        ab2 = np.maximum(np.sum(ab * ab, axis=1), 1e-9)
+        pockets = np.array([q.xy_mm for q in p.pockets], dtype=np.float64).reshape(-1, 2)
+        reach = np.array([q.radius_mm for q in p.pockets], dtype=np.float64) + p.ball_radius_mm
+        holes = np.array([h.xy_mm for h in p.holes], dtype=np.float64).reshape(-1, 2)
+        return a, ab, ab2, pockets, reach, holes, np.array([h.radius_mm for h in p.holes], dtype=np.float64)
 
     def _in_pocket(self, xy_mm: np.ndarray) -> np.ndarray:
         p = self.profile
