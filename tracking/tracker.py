@@ -332,10 +332,8 @@ class BallTracker:
             # near, may still be the coasting ball)
             lost = np.array([not tr.hits & 1 for tr in group])
             other = (ccost > cfg.class_weight * -math.log(cfg.jump_min_prob)) & (b.label[meas] != UNCERTAIN)[None, :]
-            owner = np.zeros(len(meas), dtype=bool)
-            for r, tr in enumerate(group):
-                if tr.hits & 1:
-                    owner |= ~other[r] & (np.linalg.norm(z - tr.xy, axis=1) < 6 * self.R)
+            seen = np.flatnonzero([tr.hits & 1 for tr in group])
+            owner = (~other[seen] & (np.linalg.norm(z[None, :, :] - xy0[seen, None, :], axis=2) < 6 * self.R)).any(axis=0)
             m1[lost[:, None] & other & owner[None, :]] = np.inf
             run_pass(group, m1 + ccost, h1)
             # pass 2: whoever is left, within the reach of a ball since it was last seen
@@ -356,6 +354,7 @@ class BallTracker:
                 cost2[(dist > reach[:, None]) | wrong | in_drop[None, :]] = np.inf
                 run_pass(sub, cost2, None)
         # update the matched tracks
+        logv = np.log(np.maximum(self._class_vectors(prob, columns), cfg.class_floor))  # each detection's class log-likelihoods
         for tr in self.tracks:
             m = matched.get(id(tr))
             tr.hits = (tr.hits << 1) & 0xFFFF
@@ -365,7 +364,7 @@ class BallTracker:
             j, hyp = m
             i = meas[j]
             zj = z[j]
-            r = self._noise(np.array([float(np.linalg.norm(tr.v))]))[0]
+            r = float(np.hypot(cfg.sigma_mm, cfg.blur_s * float(np.linalg.norm(tr.v))))  # :meth:`_noise`
             if hyp < 0:
                 # a jump no prediction covered (a struck ball, a collision nobody foresaw): restart the
                 # filter at the measurement, moving from where it was last seen
@@ -380,9 +379,9 @@ class BallTracker:
             else:
                 # robust update: a measurement far out in the gate counts less (an outlier of vision
                 # must not throw the velocity off)
-                innov = zj - tr.xy
-                S = tr.kf.P[::2, ::2] + np.eye(2) * r ** 2
-                d2 = float(innov @ np.linalg.solve(S, innov))
+                i0, i1 = zj - tr.xy
+                s00, s01, s11 = tr.kf.P[0, 0] + r * r, tr.kf.P[0, 2], tr.kf.P[2, 2] + r * r  # S, the innovation's covariance
+                d2 = float((s11 * i0 * i0 - 2.0 * s01 * i0 * i1 + s00 * i1 * i1) / (s00 * s11 - s01 * s01))
                 scale = max(1.0, d2 / cfg.robust_chi2) ** 2
                 tr.kf.update(zj, R=np.eye(2) * r ** 2 * scale)
                 tr.moving = float(np.linalg.norm(tr.v)) > cfg.rest_speed_mm_s
@@ -396,18 +395,17 @@ class BallTracker:
             if np.linalg.norm(zj - tr.steady_xy) > 4 * cfg.sigma_mm or b.label[i] != tr.steady_label:
                 tr.steady_xy, tr.steady_label, tr.steady_t = zj.copy(), str(b.label[i]), t
             tr.height = float(b.height_mm[i])
-            tr.state = TrackState.AIRBORNE if b.state[i] == BallState.AIRBORNE else TrackState.SEEN
+            tr.state = TrackState.AIRBORNE if int(b.state[i]) == BallState.AIRBORNE else TrackState.SEEN
             # vision's mean score of it over its latest unbroken run of sightings (the last few count most)
             tr.n_scores = tr.n_scores + 1 if tr.hits & 2 else 1
             w = max(0.2, 1.0 / tr.n_scores)
             tr.score = (1.0 - w) * tr.score + w * float(b.score[i])
             if b.label[i] != UNCERTAIN:
-                tr.logp = tr.logp + np.log(np.maximum(self._class_vector(prob[j], columns), cfg.class_floor))
+                tr.logp = tr.logp + logv[j]
         # new candidates from what is left
         for j in np.flatnonzero(free):
             i = meas[j]
-            logp = np.log(np.maximum(self._class_vector(prob[j], columns), cfg.class_floor))
-            tr = _Track(next(self._uid), ball_filter(z[j], cfg.sigma_mm), t, logp)
+            tr = _Track(next(self._uid), ball_filter(z[j], cfg.sigma_mm), t, logv[j].copy())
             tr.z = z[j].copy()
             tr.height = float(b.height_mm[i])
             tr.score, tr.n_scores, tr.steady_label = float(b.score[i]), 1, str(b.label[i])
@@ -440,10 +438,12 @@ class BallTracker:
             return max(1.5 * speed, 1500.0) * min(gap, 0.3) + 2 * self.R
         return (1.5 * speed + 300.0) * gap + 2 * self.R
 
-    def _class_vector(self, prob_row: np.ndarray, columns: np.ndarray) -> np.ndarray:
-        out = np.full(len(self.classes), 1.0 / max(len(self.classes), 1))
+    def _class_vectors(self, prob: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """Vision's class probabilities (m, vision's classes) as ours (m, our classes); a class vision
+        does not report gets an even share."""
+        out = np.full((len(prob), len(self.classes)), 1.0 / max(len(self.classes), 1))
         ok = columns >= 0
-        out[ok] = prob_row[columns[ok]]
+        out[:, ok] = prob[:, columns[ok]]
         return out
 
     def _occlusion(self, dets: FrameDetections, t: float, keep: np.ndarray) -> None:

@@ -41,7 +41,7 @@ from vision.background import ClothBackground
 from vision.balls import BallFits, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
-from vision.fit import chroma_offsets, ray_directions, sample_rays
+from vision.fit import chroma_offsets, compile_kernels, ray_directions, sample_rays
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState
@@ -81,6 +81,7 @@ class Detector:
         self._bg: ClothBackground | None = None
         self._pins: PinWatcher | None = None
         self._reset_state()
+        compile_kernels()  # before the first frame, not during it
 
     def _reset_state(self) -> None:
         self._prev: FrameDetections | None = None

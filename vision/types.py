@@ -12,7 +12,7 @@ Vision reports *classes* (a colour name from the table profile: ``white``, ``red
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
@@ -81,7 +81,7 @@ class BallDetections:
 
     def __getitem__(self, index: np.ndarray | slice) -> "BallDetections":
         """A subset: boolean mask or index array over the rows."""
-        return replace(self, **{name: getattr(self, name)[index] for name in _ROW_FIELDS})
+        return BallDetections(self.frame, self.t_s, self.classes, **{name: getattr(self, name)[index] for name in _ROW_FIELDS})
 
     @classmethod
     def concat(cls, parts: "list[BallDetections]") -> "BallDetections":
@@ -96,7 +96,7 @@ class BallDetections:
 
     def at(self, frame: int, t_s: float) -> "BallDetections":
         """The same rows, stamped with another frame and time."""
-        return replace(self, frame=frame, t_s=t_s)
+        return BallDetections(frame, t_s, self.classes, **{name: getattr(self, name) for name in _ROW_FIELDS})
 
     @classmethod
     def empty(cls, frame: int, t_s: float, classes: tuple[str, ...]) -> "BallDetections":
