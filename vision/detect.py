@@ -38,10 +38,10 @@ import numpy as np
 from calibration.camera import Calibration
 from calibration.table import TableProfile
 from vision.background import ClothBackground
-from vision.balls import BallFits, fine_band, fit_balls, sample_core
+from vision.balls import BallFits, compile_kernels, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
-from vision.fit import chroma_offsets, compile_kernels, ray_directions, sample_rays
+from vision.fit import chroma_offsets, ray_directions, sample_rays
 from vision.geometry import TableView
 from vision.pins import PinWatcher
 from vision.types import BallDetections, BallState, FrameDetections, PinDetections, PinState

@@ -23,7 +23,7 @@ import cv2
 import numba
 import numpy as np
 
-__all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "compile_kernels", "outline_stretch", "masked_median", "ray_directions"]
+__all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "outline_stretch", "masked_median", "ray_directions"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -261,15 +261,6 @@ def _fit_circles_kernel(px, py, w0, c, r, free_radius, iterations, min_scale_px,
     for i in range(n):  # the residuals of the final fit
         _outline_residuals(px, py, c, r, shape, has_shape, i, ux, uy, e, res)
     return c, r, res, w
-
-
-def compile_kernels() -> None:
-    """Load (or, the first time on a machine, compile and cache) the compiled kernels now, so that the
-    first frame a detector sees does not wait for them (a few tenths of a second from numba's cache,
-    seconds the first time)."""
-    rs = RaySamples(np.zeros((1, 2)), ray_directions(4), np.tile(np.linspace(1.0, 3.0, 5), (1, 1)), np.zeros((1, 4, 5, 3), np.float32))
-    find_edges(rs, np.full(1, 2.0))
-    fit_circles(np.array([[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]]), np.ones((1, 4)), np.zeros((1, 2)), np.ones(1))
 
 
 def masked_median(values: np.ndarray, mask: np.ndarray, default: float = 0.0) -> np.ndarray:
