@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 import cv2
-import numba
 import numpy as np
 
 from calibration import detect
@@ -142,11 +141,24 @@ class CushionCheck:
         """Per side: each profile's inward offset of the nose edge (the local gradient peak of the
         calibrated polarity nearest its baseline) and whether it was found (all sides' profiles at once)."""
         n = self.config.profiles_per_side
+        steps_out = self.steps[::-1]  # inward offset of each sample column
+        cols = np.arange(g.shape[1], dtype=np.float64)
         sign = np.repeat([self.sign[side] for side in SIDES], n)
         thr = np.repeat([max(0.35 * self.strength[side], 1.0) for side in SIDES], n)
         baseline = getattr(self, "baseline", None)
         base = np.concatenate([baseline[side] for side in SIDES]) if baseline is not None else np.zeros(len(SIDES) * n)
-        inward, ok = _nose_edges(np.ascontiguousarray(g, dtype=np.float32), sign, thr, base, float(self.steps[-1]))
+        sg = sign[:, None] * g
+        peak = np.zeros_like(sg, dtype=bool)
+        peak[:, 1:-1] = (sg[:, 1:-1] >= sg[:, :-2]) & (sg[:, 1:-1] > sg[:, 2:]) & (sg[:, 1:-1] >= thr[:, None])
+        dist = np.where(peak, np.abs(cols[None, :] - (steps_out[0] - base)[:, None]), np.inf)
+        rows = np.arange(len(sg))
+        j = np.argmin(dist, axis=1)
+        ok = np.isfinite(dist[rows, j])
+        j = np.clip(j, 1, sg.shape[1] - 2)
+        a, b, c = sg[rows, j - 1], sg[rows, j], sg[rows, j + 1]
+        den = a - 2 * b + c
+        off = np.where(den < 0, 0.5 * (a - c) / np.where(den < 0, den, -1.0), 0.0)
+        inward = steps_out[0] - (j + np.clip(off, -0.5, 0.5))
         return {side: (inward[i * n:(i + 1) * n], ok[i * n:(i + 1) * n]) for i, side in enumerate(SIDES)}
 
     def check(self, image: np.ndarray, t_s: float = 0.0) -> CheckResult:
@@ -277,29 +289,3 @@ class CalibrationKeeper:
                             detect.intersect(*right, *bottom), detect.intersect(*bottom, *left)])
         hom = Homography.from_correspondences(corners, np.array(self.profile.corners_mm))
         return replace(cal, homography=hom, corners_px=cal.distort_px(corners))
-
-
-@numba.njit(cache=True, nogil=True)
-def _nose_edges(g, sign, thr, base, first_step):  # pragma: no cover (compiled)
-    """Per profile (row of ``g``, the gradient sampled from inside to outside): of the local peaks
-    of ``sign`` times the gradient at least ``thr`` high, the one nearest its ``base`` inward offset,
-    placed to a fraction of a sample by a parabola; its inward offset (``first_step`` less the
-    column) and whether there was one."""
-    rows, cols = g.shape
-    inward, ok = np.empty(rows), np.zeros(rows, np.bool_)
-    for r in range(rows):
-        want = first_step - base[r]  # the column where the edge was
-        best, best_d = 0, np.inf
-        for j in range(1, cols - 1):
-            v = sign[r] * np.float64(g[r, j])
-            if v >= sign[r] * np.float64(g[r, j - 1]) and v > sign[r] * np.float64(g[r, j + 1]) and v >= thr[r]:
-                d = abs(j - want)
-                if d < best_d:
-                    best, best_d = j, d
-        ok[r] = best_d < np.inf
-        j = min(max(best, 1), cols - 2)
-        a, b, c = sign[r] * np.float64(g[r, j - 1]), sign[r] * np.float64(g[r, j]), sign[r] * np.float64(g[r, j + 1])
-        den = a - 2 * b + c
-        off = 0.5 * (a - c) / den if den < 0 else 0.0
-        inward[r] = first_step - (j + min(max(off, -0.5), 0.5))
-    return inward, ok

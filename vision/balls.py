@@ -21,12 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import cv2
-import numba
 import numpy as np
 
-from vision.fit import RaySamples, find_edges, fit_circles, masked_median, outline_stretch, ray_directions, sample_rays
+from vision.fit import find_edges, fit_circles, masked_median, outline_stretch, ray_directions, sample_rays
 
-__all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "compile_kernels", "CORE_RINGS"]
+__all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "CORE_RINGS"]
 
 CORE_RINGS = ((0.0, 1), (0.3, 6), (0.6, 12))  # (radius as a share of the ball's, samples): the core's colour
 _CORE_UNIT = np.concatenate([share * np.stack([np.cos(a), np.sin(a)], -1)
@@ -89,55 +88,29 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
             shape: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pass 1: centres (n, 2) from the outermost foreground-to-cloth crossing on each ray; and the
     share of rays that found one."""
+    n = len(centres)
+    m = 28
     unit = ray_directions(n_rays)
-    t = radius[:, None] * _COARSE_FRAC[None, :]  # (n, m)
+    frac = np.linspace(0.15, 1.9, m)
+    t = radius[:, None] * frac[None, :]  # (n, m)
     s = _sample_low_xy(score, centres[:, 0, None, None] + unit[None, :, 0, None] * t[:, None, :],
                        centres[:, 1, None, None] + unit[None, :, 1, None] * t[:, None, :], scale)  # (n, K, m)
-    d, w = _crossings(s, _COARSE_FRAC)
-    edge = centres[:, None, :] + unit[None, :, :] * (d * radius[:, None])[..., None]
+    fg = s >= 1.0
+    # outermost foreground sample whose outer neighbour is cloth
+    rev = fg[:, :, ::-1]
+    last = m - 1 - np.argmax(rev, axis=2)  # index of the outermost foreground sample
+    has = fg.any(axis=2) & ~fg[:, :, -1]
+    j = np.clip(last, 0, m - 2)
+    nn, kk = np.arange(n)[:, None], np.arange(n_rays)[None, :]
+    s0, s1 = s[nn, kk, j], s[nn, kk, j + 1]
+    a = np.clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
+    d = (frac[j] + a * (frac[1] - frac[0])) * radius[:, None]
+    edge = centres[:, None, :] + unit[None, :, :] * d[..., None]
+    w = has.astype(np.float64)
     c, _, _, wf = fit_circles(edge, w, centres, radius, iterations=5, min_scale_px=0.5 * scale, shape=shape)
     ok = w.sum(axis=1) >= 3
     c = np.where(ok[:, None], c, centres)
     return c, (wf > 0.2).mean(axis=1)
-
-
-_COARSE_FRAC = np.linspace(0.15, 1.9, 28)  # where the coarse pass reads each ray, in predicted radii
-
-
-@numba.njit(cache=True, nogil=True)
-def _crossings(s, frac):  # pragma: no cover (compiled)
-    """Per ray of the foreground scores ``s`` (n, K, m) float32 read at ``frac`` (m,) radii: where
-    the outermost crossing from foreground (score >= 1) to cloth lies, in radii (n, K), linearly
-    between the two samples round it, and 1.0 where the ray found one (its last sample is cloth and
-    some sample foreground), else 0.0."""
-    n, k, m = s.shape
-    d, w = np.empty((n, k)), np.zeros((n, k))
-    one, tiny, zero = np.float32(1.0), np.float32(1e-6), np.float32(0.0)
-    step = frac[1] - frac[0]
-    for a in range(n):
-        for b in range(k):
-            last = m - 1  # the outermost foreground sample (the last one when there is none)
-            for j in range(m - 1, -1, -1):
-                if s[a, b, j] >= one:
-                    last = j
-                    break
-            if s[a, b, last] >= one and s[a, b, m - 1] < one:
-                w[a, b] = 1.0
-            j = min(last, m - 2)
-            s0, s1 = s[a, b, j], s[a, b, j + 1]
-            t = min(max((s0 - one) / max(s0 - s1, tiny), zero), one)
-            d[a, b] = frac[j] + np.float64(t) * step
-    return d, w
-
-
-def compile_kernels() -> None:
-    """Load (or, the first time on a machine, compile and cache) the compiled kernels of the outline fits
-    now, so that the first frame a detector sees does not wait for them (a few tenths of a second from
-    numba's cache, seconds the first time)."""
-    rs = RaySamples(np.zeros((1, 2)), ray_directions(4), np.tile(np.linspace(1.0, 3.0, 5), (1, 1)), np.zeros((1, 4, 5, 3), np.float32))
-    find_edges(rs, np.full(1, 2.0))
-    fit_circles(np.array([[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]]]), np.ones((1, 4)), np.zeros((1, 2)), np.ones(1))
-    _crossings(np.zeros((1, 4, len(_COARSE_FRAC)), np.float32), _COARSE_FRAC)
 
 
 def fine_band(radius: np.ndarray, scale: int) -> np.ndarray:

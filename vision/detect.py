@@ -38,7 +38,7 @@ import numpy as np
 from calibration.camera import Calibration
 from calibration.table import TableProfile
 from vision.background import ClothBackground
-from vision.balls import BallFits, compile_kernels, fine_band, fit_balls, sample_core
+from vision.balls import BallFits, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
 from vision.fit import chroma_offsets, ray_directions, sample_rays
@@ -81,7 +81,6 @@ class Detector:
         self._bg: ClothBackground | None = None
         self._pins: PinWatcher | None = None
         self._reset_state()
-        compile_kernels()  # before the first frame, not during it
 
     def _reset_state(self) -> None:
         self._prev: FrameDetections | None = None

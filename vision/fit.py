@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import cv2
-import numba
 import numpy as np
 
 __all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "outline_stretch", "masked_median", "ray_directions"]
@@ -99,49 +98,39 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     Returns ``points`` (n, K, 2) edge positions in the picture, ``dist`` (n, K) their distance from
     the centre and ``contrast`` (n, K) the colour step across the edge (grey levels: the norm of the
     difference of the colours 1.5 px inside and outside it)."""
-    v = np.ascontiguousarray(rs.values, dtype=np.float32)
-    n, k = v.shape[:2]
-    exp = np.ascontiguousarray(np.broadcast_to(np.asarray(expected, dtype=np.float64).reshape(n, -1), (n, k)))
-    dist, contrast = _edges_kernel(v, np.ascontiguousarray(rs.t_px, dtype=np.float64), exp, np.float32(min_share))
-    points = rs.centres[:, None, :] + rs.unit[None, :, :] * dist[..., None]
-    return points, dist, contrast
-
-
-@numba.njit(cache=True, nogil=True)
-def _edges_kernel(v, t_px, expected, min_share):  # pragma: no cover (compiled)
-    """:func:`find_edges` ray by ray: each edge's distance from the centre and its contrast (float32
-    arithmetic on the picture's values, as NumPy does on them)."""
+    v = rs.values
     n, k, m, _ = v.shape
-    dist = np.empty((n, k))
-    contrast = np.empty((n, k), np.float32)
-    g = np.empty(m - 2, np.float32)
-    for a in range(n):
-        step = t_px[a, 1] - t_px[a, 0]
-        d = max(1, int(np.round(1.5 / step)))
-        for b in range(k):
-            top = np.float32(0.0)
-            for j in range(m - 2):  # the colour's gradient: its peak at sample j + 1
-                x, y, z = v[a, b, j + 2, 0] - v[a, b, j, 0], v[a, b, j + 2, 1] - v[a, b, j, 1], v[a, b, j + 2, 2] - v[a, b, j, 2]
-                g[j] = np.sqrt(x * x + y * y + z * z)
-                top = max(top, g[j])
-            floor = min_share * top
-            best, best_off = 0, np.inf
-            for j in range(m - 2):  # of the peaks strong enough, the one nearest the expected distance
-                if g[j] < floor or (j > 0 and g[j] < g[j - 1]) or (j < m - 3 and g[j] < g[j + 1]):
-                    continue
-                off = abs(t_px[a, j + 1] - expected[a, b])
-                if off < best_off:
-                    best, best_off = j, off
-            gi, gl, gr = g[best], g[max(best - 1, 0)], g[min(best + 1, m - 3)]
-            denom = gl - np.float32(2.0) * gi + gr
-            off32 = np.float32(0.0)
-            if denom < -1e-6:
-                off32 = min(max(np.float32(0.5) * (gl - gr) / denom, np.float32(-0.5)), np.float32(0.5))
-            dist[a, b] = t_px[a, 0] + (best + 1 + np.float64(off32)) * step
-            lo, hi = min(max(best + 1 - d, 0), m - 1), min(max(best + 1 + d, 0), m - 1)
-            x, y, z = v[a, b, lo, 0] - v[a, b, hi, 0], v[a, b, lo, 1] - v[a, b, hi, 1], v[a, b, lo, 2] - v[a, b, hi, 2]
-            contrast[a, b] = np.sqrt(x * x + y * y + z * z)
-    return dist, contrast
+    step = rs.t_px[:, 1] - rs.t_px[:, 0]
+    g = _norm3(v[:, :, 2:, :] - v[:, :, :-2, :])  # (n, K, m-2): peak at sample i + 1
+    peak = g >= min_share * g.max(axis=2, keepdims=True)
+    peak[:, :, 1:] &= g[:, :, 1:] >= g[:, :, :-1]  # no lower than either neighbour (the ends have one)
+    peak[:, :, :-1] &= g[:, :, :-1] >= g[:, :, 1:]
+    if expected.ndim == 1:
+        off_expected = np.abs(rs.t_px[:, 1:-1] - expected[:, None])[:, None, :]  # (n, 1, m-2)
+    else:
+        off_expected = np.abs(rs.t_px[:, None, 1:-1] - expected[:, :, None])  # (n, K, m-2)
+    i = np.argmin(np.where(peak, off_expected, np.inf), axis=2)
+    nn, kk = np.arange(n)[:, None], np.arange(k)[None, :]
+    gi = g[nn, kk, i]
+    gl = g[nn, kk, np.maximum(i - 1, 0)]
+    gr = g[nn, kk, np.minimum(i + 1, m - 3)]
+    denom = gl - 2 * gi + gr
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.where(denom < -1e-6, 0.5 * (gl - gr) / denom, 0.0)
+    off = np.clip(off, -0.5, 0.5)
+    dist = rs.t_px[:, :1] + (i + 1 + off) * step[:, None]
+    points = rs.centres[:, None, :] + rs.unit[None, :, :] * dist[..., None]
+    d = np.maximum(1, np.round(1.5 / step)).astype(int)[:, None]
+    lo = np.clip(i + 1 - d, 0, m - 1)
+    hi = np.clip(i + 1 + d, 0, m - 1)
+    return points, dist, _norm3(v[nn, kk, lo] - v[nn, kk, hi])
+
+
+def _norm3(a: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(a, axis=-1)`` of (..., 3) vectors, bit for bit (the squares summed in the
+    same order), without its reduction's overhead."""
+    x, y, z = a[..., 0], a[..., 1], a[..., 2]
+    return np.sqrt(x * x + y * y + z * z)
 
 
 def outline_stretch(shape: np.ndarray | None, ux: np.ndarray, uy: np.ndarray) -> np.ndarray | float:
@@ -166,100 +155,58 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
     Returns ``centres`` (N, 2), ``radii`` (N,), ``residual`` (N, K) signed distances of the points
     from the fitted outlines, and ``w`` (N, K) the final weights (prior times Tukey's biweight with a
     scale of 4.7 robust standard deviations, at least ``min_scale_px``). The normal equations are
-    2 x 2 (or 3 x 3) per ball and solved in closed form (for an ellipse, with the circle's derivative
-    in the centre: the fixed point is the same); the iterations stop when no ball's fit moves by a
-    thousandth of a pixel. Compiled (:func:`_fit_circles_kernel`): a few balls' fit is a few hundred
-    array operations on arrays of a few dozen numbers, where NumPy's cost per call, not the
-    arithmetic, is the time (about 0.4 ms a call in NumPy, 10-30 us compiled)."""
-    c = np.array(centres, dtype=np.float64).reshape(-1, 2)
-    r = np.array(radii, dtype=np.float64).reshape(-1)
-    pts = np.asarray(points, dtype=np.float64)
-    w0 = np.ascontiguousarray(weights, dtype=np.float64)
-    has_shape = shape is not None
-    a = np.ascontiguousarray(shape, dtype=np.float64) if has_shape else np.zeros((1, 2, 2))
-    return _fit_circles_kernel(np.ascontiguousarray(pts[..., 0]), np.ascontiguousarray(pts[..., 1]), w0, c, r,
-                               bool(free_radius), int(iterations), float(min_scale_px), a, has_shape)
-
-
-@numba.njit(cache=True, nogil=True)
-def _outline_residuals(px, py, c, r, shape, has_shape, i, ux, uy, e, res):  # pragma: no cover (compiled)
-    """Row ``i`` of the residuals ``res`` of the points from ball ``i``'s outline, with the unit
-    directions ``ux``, ``uy`` from its centre and the outline's reach ``e`` that way
-    (:func:`outline_stretch`)."""
-    for j in range(px.shape[1]):
-        dx, dy = px[i, j] - c[i, 0], py[i, j] - c[i, 1]
-        dist = np.sqrt(dx * dx + dy * dy)
-        inv = 1.0 / max(dist, 1e-9)
-        ux[j], uy[j] = dx * inv, dy * inv
-        e[j] = 1.0
-        if has_shape:
-            q = shape[i, 0, 0] * ux[j] * ux[j] + 2.0 * shape[i, 0, 1] * ux[j] * uy[j] + shape[i, 1, 1] * uy[j] * uy[j]
-            e[j] = 1.0 / np.sqrt(max(q, 1e-6))
-        res[i, j] = dist - r[i] * e[j]
-
-
-@numba.njit(cache=True, nogil=True)
-def _fit_circles_kernel(px, py, w0, c, r, free_radius, iterations, min_scale_px, shape, has_shape):  # pragma: no cover (compiled)
-    """:func:`fit_circles` ball by ball and point by point; ``c`` and ``r`` are updated in place."""
-    n, k = px.shape
-    w = w0.copy()
-    res = np.zeros((n, k))
-    ux, uy, e, buf = np.empty(k), np.empty(k), np.empty(k), np.empty(k)
+    2 x 2 (or 3 x 3) per ball and solved in closed form, all balls at once (for an ellipse, with the
+    circle's derivative in the centre: the fixed point is the same)."""
+    c = np.asarray(centres, dtype=np.float64).copy()
+    r = np.asarray(radii, dtype=np.float64).copy()
+    w0 = np.asarray(weights, dtype=np.float64)
+    w = w0
+    px, py = points[..., 0], points[..., 1]
+    res = np.zeros(w0.shape)
+    scale = _RobustScale(w0 > 0, min_scale_px)
     for it in range(iterations):
-        moved = 0.0
-        for i in range(n):
-            _outline_residuals(px, py, c, r, shape, has_shape, i, ux, uy, e, res)
-            if it > 0:  # Tukey's biweight, scaled by 1.4826 median absolute residuals of the points kept a priori
-                m = 0
-                for j in range(k):
-                    if w0[i, j] > 0:
-                        buf[m] = abs(res[i, j])
-                        m += 1
-                med = min_scale_px
-                if m > 0:
-                    srt = np.sort(buf[:m])
-                    med = 0.5 * (srt[(m - 1) // 2] + srt[m // 2])
-                cut = 4.685 * max(1.4826 * med, min_scale_px)
-                for j in range(k):
-                    z = res[i, j] / cut
-                    w[i, j] = w0[i, j] * (1.0 - z * z) ** 2 if abs(z) < 1.0 else 0.0
-            # Gauss-Newton: residual(c + dc, r + dr) ~ res - u . dc - e dr
-            s00 = s01 = s11 = s02 = s12 = s22 = b0 = b1 = b2 = 0.0
-            for j in range(k):
-                wx, wy = w[i, j] * ux[j], w[i, j] * uy[j]
-                s00 += wx * ux[j]
-                s01 += wx * uy[j]
-                s11 += wy * uy[j]
-                b0 += wx * res[i, j]
-                b1 += wy * res[i, j]
-                if free_radius:
-                    we = w[i, j] * e[j]
-                    s02 += we * ux[j]
-                    s12 += we * uy[j]
-                    s22 += we * e[j]
-                    b2 += we * res[i, j]
-            if free_radius:  # Cramer's rule on the symmetric 3 x 3
-                m0, m1, m2 = s11 * s22 - s12 * s12, s01 * s22 - s12 * s02, s01 * s12 - s11 * s02
-                det = s00 * m0 - s01 * m1 + s02 * m2
-                if abs(det) > 1e-6:
-                    d0 = (b0 * m0 - s01 * (b1 * s22 - s12 * b2) + s02 * (b1 * s12 - s11 * b2)) / det
-                    d1 = (s00 * (b1 * s22 - s12 * b2) - b0 * m1 + s02 * (s01 * b2 - b1 * s02)) / det
-                    d2 = (s00 * (s11 * b2 - b1 * s12) - s01 * (s01 * b2 - b1 * s02) + b0 * m2) / det
-                    c[i, 0] += d0
-                    c[i, 1] += d1
-                    r[i] += d2
-                    moved = max(moved, abs(d0), abs(d1), abs(d2))
-            else:
-                det = s00 * s11 - s01 * s01
-                if det > 1e-6:
-                    d0, d1 = (s11 * b0 - s01 * b1) / det, (s00 * b1 - s01 * b0) / det
-                    c[i, 0] += d0
-                    c[i, 1] += d1
-                    moved = max(moved, abs(d0), abs(d1))
+        dx, dy = px - c[:, :1], py - c[:, 1:]
+        dist = np.sqrt(dx * dx + dy * dy)
+        inv = 1.0 / np.maximum(dist, 1e-9)
+        ux, uy = dx * inv, dy * inv
+        e = outline_stretch(shape, ux, uy)
+        res = dist - r[:, None] * e
+        if it > 0:
+            z = res / (4.685 * scale(res))[:, None]
+            w = w0 * np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
+        wx, wy = w * ux, w * uy
+        a00, a01, a11 = (wx * ux).sum(1), (wx * uy).sum(1), (wy * uy).sum(1)
+        b0, b1 = (wx * res).sum(1), (wy * res).sum(1)
+        if free_radius:
+            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - e dr
+            we = w * e
+            a02, a12, a22, b2 = (we * ux).sum(1), (we * uy).sum(1), (we * e).sum(1), (we * res).sum(1)
+            m = np.empty((len(c), 3, 3))
+            m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = a00, a01, a02
+            m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = a01, a11, a12
+            m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = a02, a12, a22
+            ok = np.abs(np.linalg.det(m)) > 1e-6
+            delta = np.zeros((len(c), 3))
+            if ok.any():
+                delta[ok] = np.linalg.solve(m[ok], np.stack([b0, b1, b2], -1)[ok][..., None])[..., 0]
+            r += delta[:, 2]
+            c += delta[:, :2]
+            moved = np.abs(delta).max(initial=0.0)
+        else:
+            det = a00 * a11 - a01 * a01
+            ok = det > 1e-6
+            det = np.where(ok, det, 1.0)
+            d0 = np.where(ok, (a11 * b0 - a01 * b1) / det, 0.0)
+            d1 = np.where(ok, (a00 * b1 - a01 * b0) / det, 0.0)
+            c[:, 0] += d0
+            c[:, 1] += d1
+            moved = max(np.abs(d0).max(initial=0.0), np.abs(d1).max(initial=0.0))
         if moved < 1e-3:
             break
-    for i in range(n):  # the residuals of the final fit
-        _outline_residuals(px, py, c, r, shape, has_shape, i, ux, uy, e, res)
+    dx, dy = px - c[:, :1], py - c[:, 1:]
+    dist = np.sqrt(dx * dx + dy * dy)
+    inv = 1.0 / np.maximum(dist, 1e-9)
+    res = dist - r[:, None] * outline_stretch(shape, dx * inv, dy * inv)
     return c, r, res, w
 
 
@@ -285,3 +232,14 @@ class _MaskedMedian:
         a = np.where(self.mask, values, np.inf)
         a.sort(axis=1)
         return np.where(self.some, 0.5 * (a[self.rows, self.lo] + a[self.rows, self.hi]), default)
+
+
+class _RobustScale:
+    """1.4826 times the median absolute residual of the points with weight (``mask`` (n, K)), per
+    ball, at least ``floor``."""
+
+    def __init__(self, mask: np.ndarray, floor: float):
+        self.median, self.floor = _MaskedMedian(mask), floor
+
+    def __call__(self, res: np.ndarray) -> np.ndarray:
+        return np.maximum(1.4826 * self.median(np.abs(res), self.floor), self.floor)
