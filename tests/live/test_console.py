@@ -91,7 +91,8 @@ def test_an_operator_answers_a_question_and_nominates_in_the_browser(browser, im
         page.keyboard.press("1")
         assert "chosen" in page.get_attribute("#nominate-balls [data-ball=red]", "class")
         page.click("#table [data-pocket=TR]")
-        page.wait_for_selector("#toast:not([hidden])")
+        # the server has queued it (the first answer's toast may still be showing: wait for this one's)
+        expect(page.locator("#toast")).to_contain_text("nomination given")
         live.reader.go()
         live.wait_gate()  # the strike at 9.50 s has been seen: the nomination is in the log before it
         expect(page.locator("#nomination-now")).to_contain_text("red into TR")
