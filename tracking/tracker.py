@@ -259,7 +259,7 @@ class BallTracker:
                 b.hyp.append((cb + (vb + dv) * rest, sigma, vb + dv))
 
     # ---- association -----------------------------------------------------------------------------
-    def _noise(self, speed: np.ndarray) -> np.ndarray:
+    def _noise(self, speed: np.ndarray | float) -> np.ndarray | float:
         return np.hypot(self.config.sigma_mm, self.config.blur_s * speed)
 
     def _class_cost(self, cls: np.ndarray, prob: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -364,7 +364,7 @@ class BallTracker:
             j, hyp = m
             i = meas[j]
             zj = z[j]
-            r = float(np.hypot(cfg.sigma_mm, cfg.blur_s * float(np.linalg.norm(tr.v))))  # :meth:`_noise`
+            r = float(self._noise(float(np.linalg.norm(tr.v))))
             if hyp < 0:
                 # a jump no prediction covered (a struck ball, a collision nobody foresaw): restart the
                 # filter at the measurement, moving from where it was last seen

@@ -84,8 +84,8 @@ _SEEK_EPS_S = 1e-9
 
 #: swscale flags for YUV -> BGR: bilinear, accurate rounding and full horizontal
 #: chroma interpolation. The chroma is no longer blocky, which matters for telling
-#: ball colours apart. Converted to packed bgr24 they cost about 8 ms per 1080p
-#: frame (5x swscale's default); see :func:`_to_bgr` for the cheaper way.
+#: ball colours apart. Converted to packed bgr24 they are slow; see :func:`_to_bgr`
+#: for the cheaper way.
 _SWS_FLAGS = (
     Interpolation.BILINEAR
     | Interpolation.ACCURATE_RND
@@ -103,9 +103,9 @@ def _to_bgr(avf: av.VideoFrame) -> np.ndarray:
     """The frame as BGR (h, w, 3) uint8, read-only. swscale converts to planar GBR (``gbrp``) with
     :data:`_SWS_FLAGS` and OpenCV interleaves the planes: the same pixels as swscale's packed
     ``bgr24`` with the same flags (bit for bit on even frame sizes, measured on 4:2:0, 4:2:2, 4:4:4,
-    NV12, 10-bit and grey sources; within one grey level at an odd size's last column), in about half
-    its time (~4 ms per 1080p frame instead of ~8: swscale's accurate packed-RGB output path is the slow
-    one)."""
+    NV12, 10-bit and grey sources: ``tests/test_video.py``; within one grey level at an odd size's last
+    column), for a third less decoding CPU per 1080p frame (``bench/throughput_bench.py``: swscale's
+    accurate packed-RGB output path is the slow one)."""
     h, w = avf.height, avf.width
     g, b, r = (np.frombuffer(p, np.uint8).reshape(-1, p.line_size)[:h, :w]
                for p in avf.reformat(format="gbrp", interpolation=_SWS_FLAGS).planes)

@@ -1,7 +1,8 @@
 """The detector's cheap ways of computing things give what the plain computations give, bit for bit,
 on synthetic inputs: the cloth's median colour from histograms, the median filter over a box only,
 uncovered cloth absorbed over a box only, the outline's longest gap without a loop, the masked
-median and the circle fits without ``take_along_axis``, the edges without ``np.pad``."""
+median and the circle fits without ``take_along_axis``, the edges without ``np.pad``, where a ball can rest over
+every cushion at once."""
 
 import copy
 
@@ -210,3 +211,37 @@ def test_core_colour_is_the_median_of_the_darker_samples(samples):
         darker = np.take_along_axis(x, np.argsort(x.sum(axis=2), axis=1)[:, :keep, None], axis=1)
         got, plain = summarise_colours(x), np.median(darker, axis=1)
         assert got.dtype == plain.dtype and np.array_equal(got, plain)
+
+
+def _inside_plain(p, xy_mm, radii):
+    """Where a ball can rest, one cushion, pocket and hole at a time."""
+    r = p.ball_radius_mm
+    x, y = xy_mm[:, 0], xy_mm[:, 1]
+    on = (x >= 0) & (x <= p.length_mm) & (y >= 0) & (y <= p.width_mm)
+    mouth = on.copy()
+    for pocket in p.pockets:
+        mouth |= np.hypot(x - pocket.xy_mm[0], y - pocket.xy_mm[1]) <= pocket.radius_mm + r
+    clear = np.ones(len(xy_mm), bool)
+    for c in p.cushions:
+        a, b = np.asarray(c.a_mm), np.asarray(c.b_mm)
+        ab = b - a
+        t = np.clip(((xy_mm - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+        clear &= np.linalg.norm(xy_mm - (a + t[:, None] * ab), axis=1) >= radii * r
+    for hole in p.holes:
+        clear &= np.hypot(x - hole.xy_mm[0], y - hole.xy_mm[1]) > 0.9 * hole.radius_mm
+    return mouth & clear, on & clear
+
+
+@pytest.mark.parametrize("name", ["ficha", "brasileira", "bar-billiards"])
+def test_where_a_ball_can_rest_over_every_cushion_at_once(name):
+    from calibration.table import resolve_profile
+    from vision.detect import Detector
+
+    p = resolve_profile(name)
+    det = Detector.__new__(Detector)  # the test needs the profile only
+    det.profile = p
+    rng = np.random.default_rng(3)
+    xy = np.c_[rng.uniform(-100, p.length_mm + 100, 20000), rng.uniform(-100, p.width_mm + 100, 20000)]
+    for radii in (0.6, 1.0):
+        got, want = det._inside_both(xy, radii), _inside_plain(p, xy, radii)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

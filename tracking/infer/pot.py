@@ -33,18 +33,24 @@ def vanished(ctx: ShotContext, m: BallMotion) -> tuple[float, np.ndarray, np.nda
     return t_last, z, np.zeros(2)
 
 
+def _way_on(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ball's way at ``n`` times (n,) from the start of its last piece (its last sighting if it
+    never moved) to ``pot_horizon_frames`` past its last sighting, and its places there (n, 2): the
+    piece up to the last sighting, then straight on from ``xy`` at the last velocity ``v``."""
+    p = m.pieces[-1] if m.moved and m.pieces else None
+    ts = np.linspace(p.t_first if p is not None else t_last, t_last + ctx.config.pot_horizon_frames * ctx.dt, n)
+    pos = p.at(ts) if p is not None else np.repeat(xy[None], n, axis=0)
+    after = ts > t_last
+    pos[after] = xy + np.outer(ts[after] - t_last, v)
+    return ts, pos
+
+
 def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray, k: int) -> float:
     """When the ball's path reached drop circle ``k`` (before its last sighting if it was already inside)."""
     g = ctx.geometry
     centre, r = g.pocket_xy[k], g.pocket_r[k]
     if m.moved and m.pieces:
-        p = m.pieces[-1]
-        horizon = ctx.config.pot_horizon_frames * ctx.dt
-        ts = np.linspace(p.t_first, t_last + horizon, 600)
-        pos = p.at(ts)
-        # beyond the last sighting the path goes straight on at the last velocity
-        after = ts > t_last
-        pos[after] = xy + np.outer(ts[after] - t_last, v)
+        ts, pos = _way_on(ctx, m, t_last, xy, v, 600)
         d = np.linalg.norm(pos - centre, axis=1) - r
         inside = np.flatnonzero(d <= 0)
         if len(inside):
@@ -82,12 +88,7 @@ def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: n
     velocity for ``pot_horizon_frames``) crosses a cushion's line alongside the cushion before it comes
     into any drop circle: a ball not seen again after that did not come off the cushion, it flew over."""
     g = ctx.geometry
-    horizon = ctx.config.pot_horizon_frames * ctx.dt
-    p = m.pieces[-1] if m.moved and m.pieces else None
-    ts = np.linspace(p.t_first if p is not None else t_last, t_last + horizon, 200)
-    pos = p.at(ts) if p is not None else np.repeat(xy[None], len(ts), axis=0)
-    after = ts > t_last
-    pos[after] = xy + np.outer(ts[after] - t_last, v)
+    ts, pos = _way_on(ctx, m, t_last, xy, v, 200)
     in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
     end = int(in_pocket[0]) if len(in_pocket) else len(ts)
     for line in g.main_lines:
