@@ -6,6 +6,7 @@ piece of motion, and the simulation jumps to it and resolves it
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import replace
 
@@ -406,6 +407,51 @@ def strike_state(shot: Shot, radius_mm: float, params: PhysicsParams = DEFAULT_P
     w = tuple(k * (shot.side * s_cross_d[i] + shot.top * z_cross_d[i]) for i in range(3))
     return (vh * dx, vh * dy), w, vz
 
+def _second_touch(world: World, shot: Shot, t0: float, params: PhysicsParams,
+                  rng: np.random.Generator) -> tuple[float, float] | None:
+    """When the cue, following through along the shot's line, catches the struck ball again, and the
+    speed that second touch adds along the line (None: it never does).
+
+    The tip goes on at the ball's speed over ``cue_speed_gain`` for ``cue_follow_mm`` from the ball's
+    place; a free ball runs away from it, so only a ball slowed within that reach (by a ball close in
+    front) is caught. The touch is an impact of the tip on the ball: the ball gains ``cue_speed_gain``
+    times the tip's speed over its own along the line. The shot is played once without the second
+    touch (on a copy of the random state) to find it."""
+    trial = simulate(world, replace(shot, double_hit=False, place_xy_mm=None), t0, params, copy.deepcopy(rng))
+    ux, uy = shot.unit
+    v_tip = shot.speed_mm_s / params.cue_speed_gain
+    x0, y0 = world.ball(shot.ball).xy_mm
+
+    def gap(t: float) -> tuple[float, float]:
+        """How far the ball's back is ahead of the tip at ``t``, and the ball's speed along the line."""
+        pose = trial.timeline.ball_pose(shot.ball, t)
+        ahead = (pose.xy_mm[0] - x0) * ux + (pose.xy_mm[1] - y0) * uy
+        vx, vy = pose.velocity_mm_s
+        return ahead - v_tip * (t - t0), vx * ux + vy * uy
+
+    t_end = min(t0 + params.cue_follow_mm / v_tip, trial.timeline.t_end_s)
+    step = 2e-4
+    lo = None
+    t = t0 + step
+    while t <= t_end:
+        if gap(t)[0] <= 0.0:
+            lo, hi = t - step, t
+            break
+        t += step
+    if lo is None or gap(lo)[0] <= 0.0:
+        return None  # never caught (or never away from the tip at all: a ball frozen to another)
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        if gap(mid)[0] > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    v_ball = gap(lo)[1]
+    if v_ball >= v_tip:
+        return None
+    return hi, params.cue_speed_gain * (v_tip - v_ball)
+
+
 def jump_shot(ball: str, direction_deg: float, airborne_s: float, horizontal_speed_mm_s: float,
               params: PhysicsParams = DEFAULT_PARAMS, **kw) -> Shot:
     """A jump shot that keeps ``ball`` in the air for ``airborne_s`` while it travels at
@@ -448,9 +494,11 @@ def simulate(world: World, shot: Shot, t0_s: float | None = None, params: Physic
     sim._set(b, t0, ball.xy_mm, v, w, 0.0, vz, BallStatus.AIRBORNE if vz > 0 else BallStatus.ON_TABLE)
     if vz > 0:
         sim.events.append(Jump(t_s=t0, ball=shot.ball, xy_mm=ball.xy_mm, airborne_s=2.0 * vz / G_MM_S2))
-    if shot.double_hit:
-        dx, dy = shot.unit
-        sim.scheduled.append((t0 + params.double_hit_delay_s, "cue", (shot.ball, dx, dy, params.double_hit_push * shot.speed_mm_s)))
+    if shot.double_hit and vz == 0:
+        touch = _second_touch(world, shot, t0, params, rng)
+        if touch is not None:
+            dx, dy = shot.unit
+            sim.scheduled.append((touch[0], "cue", (shot.ball, dx, dy, touch[1])))
     sim.run()
     t_end = max([sim.t] + [e.t_s for e in sim.events])
     world_after, tl = sim.finish(t_end)

@@ -40,8 +40,11 @@ class PhysicsParams:
     pin_push_max_mm: float = 15.0
     e_pin: float = 0.4  # a ball's rebound off a pin it does not knock down
     jump_launch: float = 0.5  # vertical launch speed as a fraction of speed * sin(elevation) (the slate's bounce)
-    double_hit_delay_s: float = 0.006  # when the cue touches the ball again in a double hit
-    double_hit_push: float = 0.12  # the second touch adds this fraction of the shot speed
+    # a double hit: the struck ball leaves the tip this many times faster than the tip goes ((1 + e) M / (M + m)
+    # for a 540 g cue, a 170 g ball and a tip's restitution of 0.75), so the cue, following through, only
+    # catches it again when something (a ball close in front) has slowed it within the follow-through
+    cue_speed_gain: float = 1.33
+    cue_follow_mm: float = 80.0  # how far the tip follows through past the ball's place (the clips' cue does too)
     max_events: int = 20000  # guard against a pathological cluster
 
 DEFAULT_PARAMS = PhysicsParams()
@@ -147,9 +150,10 @@ class Shot:
     ``direction_deg`` is in the table frame (0 = +x, 90 = +y); ``speed_mm_s`` is the struck ball's
     speed just after the strike; ``side`` and ``top`` are the tip's offsets from the ball's centre as
     fractions of its radius (``side`` > 0: right of centre as the player sees it; ``top`` > 0: above,
-    follow; < 0: below, draw). ``elevation_deg`` > 0 plays a jump shot, ``double_hit`` makes the cue
-    touch the ball again a few milliseconds later, ``place_xy_mm`` puts the ball there first (bar
-    billiards: a ball from the trough placed in the D, 2c)."""
+    follow; < 0: below, draw). ``elevation_deg`` > 0 plays a jump shot, ``double_hit`` lets the cue
+    follow through into the ball (it touches it again if something slows the ball within the
+    follow-through: a ball close in front; otherwise the player checks the stroke), ``place_xy_mm`` puts
+    the ball there first (bar billiards: a ball from the trough placed in the D, 2c)."""
 
     ball: str
     direction_deg: float
