@@ -5,7 +5,9 @@
 * :func:`staged`: staged Sinuca de Ficha shots from random layouts for the kinds whole frames seldom
   show: ``near_miss`` (the cue ball passes 1-3 mm from a ball on its way to another), ``jump`` (jump
   shots, some of which leave the table), ``touched`` (a ball nudged by hand between shots),
-  ``double_hit`` (the cue touches the cue ball again, 6 ms after the strike).
+  ``double_hit`` (the cue ball put down 2-30 mm from a ball and struck at it, at a cut of up to 15
+  degrees: every other shot the cue follows through and, the ball in front having stopped the cue
+  ball, touches it again; the others are one touch, for the false calls).
 
 Every match is returned as a :class:`bench.simtruth.TruthClip` at the asked frame rate; its seeds
 are printed by the bench so that anyone can replay it.
@@ -110,8 +112,12 @@ def staged(kind: str, seed: int, fps: float, shots: int = 8) -> TruthClip:
                 elif kind == "jump":
                     step = {"kind": "shot", "shot": Shot("cue", float(rng.uniform(0, 360)), float(rng.uniform(1500, 3500)),
                                                          elevation_deg=float(rng.uniform(15, 60)))}
+                elif kind == "double_hit":
+                    place, ang = _close_to(world, on, rng)
+                    runner.step({"kind": "place", "ball": "cue", "xy_mm": place})
+                    step = {"kind": "shot", "shot": Shot("cue", ang, float(rng.uniform(500, 1500)), double_hit=k % 2 == 0)}
                 else:
-                    step = {"kind": "shot", "shot": Shot("cue", 0.0, float(rng.uniform(600, 2200)), double_hit=kind == "double_hit"),
+                    step = {"kind": "shot", "shot": Shot("cue", 0.0, float(rng.uniform(600, 2200))),
                             "at": str(rng.choice(on)), "offset_deg": float(rng.uniform(-20, 20))}
                 runner.step(step)
                 if kind == "touched":
@@ -125,6 +131,26 @@ def staged(kind: str, seed: int, fps: float, shots: int = 8) -> TruthClip:
         run = runner.finish(("A", "B"), {})
         return from_run(run, profile, f"{kind}-{seed}", fps, seed, "ficha")
     raise RuntimeError(f"no playable {kind} layout from seed {seed}")
+
+
+def _close_to(world: Any, on: list[str], rng: np.random.Generator) -> tuple[tuple[float, float], float]:
+    """A place for the cue ball 2-30 mm (along its way) from one of the balls ``on`` the table, and the
+    direction (degrees) that meets that ball there at a cut of up to 15 degrees."""
+    prof = world.profile
+    R = prof.ball_radius_mm
+    others = {b.id: np.array(b.xy_mm) for b in world.balls if b.on_table and b.id != "cue"}
+    for _ in range(1000):
+        target = others[str(rng.choice(on))]
+        a = rng.uniform(0, 2 * math.pi)
+        d = np.array([math.cos(a), math.sin(a)])
+        cut = math.radians(rng.uniform(-15, 15))
+        n = np.array([d[0] * math.cos(cut) - d[1] * math.sin(cut), d[0] * math.sin(cut) + d[1] * math.cos(cut)])
+        p = target - 2 * R * n - rng.uniform(2.0, 30.0) * d
+        if not (2 * R < p[0] < prof.length_mm - 2 * R and 2 * R < p[1] < prof.width_mm - 2 * R):
+            continue
+        if all(np.linalg.norm(p - q) > 2 * R + 1.0 for q in others.values()):
+            return (float(p[0]), float(p[1])), math.degrees(a)
+    raise RuntimeError("no place close to a ball")
 
 
 def _free(world: Any, rng: np.random.Generator) -> tuple[float, float]:
