@@ -467,6 +467,39 @@ def test_a_second_cue_touch_frames_after_the_strike_is_a_double_hit():
     assert cc.ball == "cue" and abs(cc.t_s - t1) < 1 / 30
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("gap_mm, cue_after, cut_deg, called", [
+    (12.0, 800.0, 0.0, True),     # pushed through: the cue ball goes on with the red
+    (30.0, 600.0, 25.0, True),    # ... on a slight cut
+    (12.0, 20.0, 0.0, False),     # a stun: the cue ball stops dead on the red
+    (400.0, 820.0, 0.0, False),   # a long way from the cue's reach: no cue behind it (a follow shot's run)
+])
+def test_a_ball_pushed_on_through_the_ball_close_in_front_is_a_double_hit(fps, gap_mm, cue_after, cut_deg, called):
+    """Ficha 5.7 where a camera sees it: the cue ball struck at a red a few millimetres in front meets
+    it before the next frame; if it then goes on with the red along their line (the cue, following
+    through, pushed it again) the cue touched it twice; stopped dead, it was one touch. Far from where
+    it was struck, no cue can have reached it."""
+    v, t0, x0 = 900.0, 1.5, 600.0
+    a = math.radians(cut_deg)
+    red = np.array([x0 + (2 * R + gap_mm) * math.cos(a) if gap_mm < 100 else x0 + 2 * R + gap_mm, 405.0 + (2 * R * math.sin(a) if gap_mm < 100 else 0.0)])
+    t_c = t0 + gap_mm / v
+    at_c = (x0 + gap_mm, 405.0)
+    n = (red - np.array(at_c)) / np.linalg.norm(red - np.array(at_c))
+    u_red = 0.95 * v * float(n[0])
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)),
+              Leg(t_c, at_c, tuple(cue_after * n), 600.0))
+    scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_c, tuple(red), tuple(u_red * n), 600.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    evs = events(scene, fps=fps, t_end=6.0)
+    assert of(evs, BallBall)[0].t_s == pytest.approx(t_c, abs=1.0 / fps)
+    cc = of(evs, CueContact)
+    if called:
+        assert len(cc) == 1 and cc[0].ball == "cue" and abs(cc[0].t_s - t_c) < 1.0 / fps
+    else:
+        assert not cc
+
+
 def test_the_log_is_valid_and_in_time_order():
     scene = Scene()
     v, t0 = 1500.0, 1.503

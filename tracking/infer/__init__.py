@@ -139,6 +139,9 @@ class InferConfig:
     tip_slack_mm: float = 10.0  # the ball the cue strikes lies ahead of its tip by a radius, less this
     strike_speed_mm_s: float = 350.0  # the first ball leaving faster with no cue seen was struck all the same
     double_hit_window_s: float = 0.2  # the cue touching the struck ball again this soon is a double hit
+    follow_mm: float = 100.0  # a cue follows through this far past the ball's place at most (a push through, ficha 5.7)
+    push_share: float = 0.5  # ... and the struck ball going on after a ball it met, along their line, at this share of that ball's speed was pushed
+    push_min_mm_s: float = 150.0  # ... when that ball leaves at least this fast (slower: the share is noise)
     touch_min_mm: float = 10.0  # a ball must move at least this far, with nothing to explain it, to be called touched
     place_settle_s: float = 0.3  # a ball put down must rest this long before it counts as placed
     startup_s: float = 1.0  # balls first seen this soon after the first readable frame were already there
@@ -197,7 +200,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     gone |= lifted
     if strike:
         events += infer_pins(ctx)
-        events += infer_double_hit(ctx)
+        events += infer_double_hit(ctx, contacts)
         events += infer_touched(ctx)
     events += _lost(ctx, potted | gone)
     t_end = _end_time(ctx, events)
@@ -267,6 +270,8 @@ def _striker(ctx: ShotContext, moving: list[BallMotion]) -> BallMotion:
             continue  # a ball the cue strikes moves, or passes the hit on to one frozen to it
         # where the tip was at the strike (before it, in the back swing, it may pass over other balls)
         _, tip = ctx.cue_tip(m.r0, earliest - 2.5 * ctx.dt, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm)
+        if tip > ctx.R + cfg.cue_reach_mm:  # or just after it, followed through past where it stood
+            _, tip = ctx.cue_tip(m.r0, earliest, earliest + ctx.dt, ctx.R + cfg.cue_reach_mm, past_mm=cfg.follow_mm)
         if tip <= ctx.R + cfg.cue_reach_mm:
             pointed.append((tip, m))
     if pointed:

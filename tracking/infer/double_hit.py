@@ -1,10 +1,20 @@
 """A double hit: the cue touches the struck ball again during the shot (ficha 5.7, bar billiards 3b q).
 
-After the strike, the struck ball speeds up again along its way with nothing else to explain it (no
-ball, no cushion) while the cue is still at it. A second touch within a few milliseconds of the
-first (a push) adds its speed before the next frame: it then looks exactly like a slightly harder
-strike, and no camera at 30 or 60 frames a second can tell the two apart; only a later touch, after
-at least a frame, is seen.
+A struck ball leaves the tip faster than the tip goes, so the cue, following through, only reaches it
+again when something slowed it within the stroke: a ball close in front. Two ways it shows:
+
+* the struck ball met a ball within the cue's follow-through (``follow_mm`` from its place, within
+  ``double_hit_window_s`` of the strike) and goes on after it, along their line of centres, at
+  ``push_share`` or more of that ball's speed, the cue's tip at it. A ball meeting a ball keeps a few
+  per cent of its speed along that line (ball-ball restitution); a follow shot's spin takes it on only
+  as friction grips, a few centimetres a second by the next frame. Frozen balls (ficha 4.5: under
+  1 mm apart) are left to the frozen-ball rule;
+* later, a frame or more after the strike: the struck ball speeds up again along its way with nothing
+  else to explain it (no ball, no cushion) while the cue is still at it.
+
+A second touch on a free ball within a few milliseconds (no ball in front) would add its speed before
+the next frame and look exactly like a slightly harder strike: no camera at 30 or 60 frames a second
+could tell; the physics does not allow it anyway (see ``simulator.physics.engine._second_touch``).
 """
 
 from __future__ import annotations
@@ -17,9 +27,57 @@ from tracking.infer.shot import ShotContext
 __all__ = ["infer_double_hit"]
 
 
-def infer_double_hit(ctx: ShotContext) -> list[CueContact]:
+def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
+    """The first bullet of the module docstring: the struck ball's first contact with a ball, if the
+    cue pushed it on through that ball."""
     cfg = ctx.config
     s = ctx.motions[ctx.striker]
+    if s.r0 is None:
+        return None
+    mine = sorted((c for c in contacts if ctx.striker in (c.a, c.b) and c.a != c.b), key=lambda c: c.t)
+    if not mine:
+        return None
+    c = mine[0]
+    o = ctx.motions[c.b if c.a == ctx.striker else c.a]
+    if c.t - ctx.t_strike > cfg.double_hit_window_s or o.r0 is None:
+        return None
+    xs, xo = s.at(c.t), o.at(c.t)
+    if xs is None or xo is None or np.linalg.norm(xs - s.r0) > cfg.follow_mm:
+        return None
+    if np.linalg.norm(o.r0 - s.r0) < 2 * ctx.R + 1.0:
+        return None  # frozen to it (ficha 4.5)
+    n = (xo - xs) / max(float(np.linalg.norm(xo - xs)), 1e-9)
+    # each ball's speed along the line over the samples from half a frame after the contact (its time is
+    # known to a few milliseconds: a sample just before it is still the way in) to two frames on
+    t_a = c.t + 0.5 * ctx.dt
+    t_b = t_a + max(2.0 * ctx.dt, 0.05)
+    u_s, u_o = _speed_along(s, n, t_a, t_b), _speed_along(o, n, t_a, t_b)
+    if u_s is None or u_o is None:
+        return None
+    if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o:
+        return None
+    _, tip = ctx.cue_tip(xs, c.t - 2 * ctx.dt, c.t + ctx.dt, ctx.R + cfg.cue_reach_mm, past_mm=cfg.follow_mm)
+    if tip > ctx.R + cfg.cue_reach_mm:
+        return None
+    conf = 0.9 if u_s >= 0.75 * u_o else 0.75
+    return CueContact(t_s=float(c.t), ball=s.id, xy_mm=(float(xs[0]), float(xs[1])), confidence=conf)
+
+
+def _speed_along(m, n: np.ndarray, t_a: float, t_b: float) -> float | None:
+    """The mean speed of ball ``m`` along ``n`` over its measured places from ``t_a`` to ``t_b`` (a
+    straight line fitted to them; None: fewer than two)."""
+    sel = (m.ts >= t_a) & (m.ts <= t_b)
+    if np.count_nonzero(sel) < 2:
+        return None
+    return float(np.polyfit(m.ts[sel], m.zs[sel] @ n, 1)[0])
+
+
+def infer_double_hit(ctx: ShotContext, contacts: list) -> list[CueContact]:
+    cfg = ctx.config
+    s = ctx.motions[ctx.striker]
+    pushed = _pushed_through(ctx, contacts)
+    if pushed is not None:
+        return [pushed]
     out: list[CueContact] = []
     for kink in s.kinks:
         if kink.explained or kink.t - ctx.t_strike > cfg.double_hit_window_s:

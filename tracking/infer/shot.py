@@ -191,9 +191,10 @@ class ShotContext:
         near, tip = self.cue_tip(xy, t0, t1, reach_mm)
         return near, tip <= reach_mm
 
-    def cue_tip(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float) -> tuple[bool, float]:
+    def cue_tip(self, xy: np.ndarray, t0: float, t1: float, reach_mm: float, past_mm: float = 0.0) -> tuple[bool, float]:
         """Whether an occluder came within ``reach_mm`` of ``xy`` between ``t0`` and ``t1``, and the
-        closest a cue-shaped occluder's tip end came to ``xy`` (inf: none)."""
+        closest a cue-shaped occluder's tip end came to ``xy`` (inf: none). ``past_mm``: the tip may
+        also have gone this far past ``xy`` along its line (following through where a ball stood)."""
         cfg = self.config
         near = False
         tip = math.inf
@@ -213,7 +214,7 @@ class ShotContext:
                 ahead = float(rel @ u)
                 aside = abs(float(rel[0] * u[1] - rel[1] * u[0]))
                 # (a cue strikes within 0.6 of a radius of the centre: a miscue beyond)
-                if self.R - cfg.tip_slack_mm <= ahead <= reach_mm and aside <= 0.6 * self.R + cfg.tip_slack_mm / 2:
+                if self.R - cfg.tip_slack_mm - past_mm <= ahead <= reach_mm and aside <= 0.6 * self.R + cfg.tip_slack_mm / 2:
                     tip = min(tip, float(np.linalg.norm(rel)))
         return near, tip
 
