@@ -15,7 +15,8 @@ Sinuca de Ficha ("Sinuca de Ficha. Regra Oficiosa"; player A owns the reds, B th
   hand (5.3.1) and the removal follows.
 * ``ficha_jump``: 5.4, the cue ball jumps a yellow to reach a red.
 * ``ficha_frozen_ball_moved``: 4.5, the cue ball frozen to a red is played into it.
-* ``ficha_double_hit``: 5.7, the cue touches the cue ball twice.
+* ``ficha_double_hit``: 5.7, the cue touches the cue ball twice (following through into it after it met a red
+  close in front).
 * ``ficha_ball_touched``: 5.6, after A's shot B, aiming, moves a red by hand: the turn passes back to
   A, who removes a red (the penalty) and plays on (the call comes with A's next shot, before it).
 * ``ficha_both_last_balls``: 4.2.3.2, a frame joined mid-way (a ``start`` block: one red and one
@@ -158,8 +159,13 @@ def ficha_frozen_ball_moved() -> Script:
 
 
 def ficha_double_hit() -> Script:
-    return _ficha({}, [
-        {"shot": {"ball": "cue", "direction_deg": _towards(_BASE["cue"], _BASE["r1"]), "speed_mm_s": 1400.0, "double_hit": True},
+    # the cue ball 12 mm behind r1 and struck full at it: it stops dead on the red and the cue, following
+    # through, pushes it on (r1 runs to the bottom cushion between the pockets)
+    a = math.radians(250.0)
+    r1 = _BASE["r1"]
+    cue = (r1[0] - (2 * _R + 12.0) * math.cos(a), r1[1] - (2 * _R + 12.0) * math.sin(a))
+    return _ficha({"cue": cue}, [
+        {"shot": {"ball": "cue", "direction_deg": 250.0, "speed_mm_s": 900.0, "double_hit": True},
          "expect": {"fouls": ["double_hit"], "next_player": "B", "note": "5.7: the cue touched the cue ball twice"}},
         {"remove": {"ball": "y4"}},
     ], "ficha 5.7 double hit")

@@ -25,9 +25,7 @@ from tests.batch._standins import SAMPLES, batch, sample_list, stored
 from tests.pipeline._standins import load_clip
 
 # clip -> what goes wrong (measured by this test; bench/samples_e2e.py prints the differences)
-KNOWN_WRONG: dict[str, str] = {
-    "ficha/double-hit": "the cue's second touch comes 6 ms after the strike, inside one frame: nothing in the frames shows it",
-}
+KNOWN_WRONG: dict[str, str] = {}
 # clip -> why it is called right on one machine and wrong on another (not strict: it may pass)
 FRAGILE: dict[str, str] = {
     "bar-billiards/visit": "shot 6: the red set down in the D and struck is named only as it leaves (vision scores it 0.5 at "
