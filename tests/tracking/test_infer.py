@@ -455,7 +455,10 @@ def test_a_frozen_ball_is_pushed_at_the_strike():
     assert (c.a, c.b) == ("cue", "r1") and abs(c.t_s - t0) < 1 / 30
 
 
-def test_a_second_cue_touch_frames_after_the_strike_is_a_double_hit():
+def test_a_free_ball_speeding_up_with_the_cue_behind_it_is_no_double_hit():
+    """A free ball runs away from the tip that struck it; one that speeds up along its way a few frames
+    later with the cue behind it was pushed by a cue still speeding up (a push stroke), which the
+    camera cannot tell from a harder strike: the operator's call, not an event."""
     t0, t1 = 1.5, 1.6
     scene = Scene()
     scene.add("cue", "white", Leg(0.0, (400.0, 405.0)), Leg(t0, (400.0, 405.0), (500.0, 0.0)),
@@ -463,8 +466,7 @@ def test_a_second_cue_touch_frames_after_the_strike_is_a_double_hit():
     cue_stick((400.0, 405.0), 0.0, t0, scene)
     scene.occluders.append((t1 - 0.04, t1 + 0.1, rect(-600.0, 395.0, 450.0 - R - 5.0, 415.0)))  # the cue pushes it again
     evs = events(scene, t_end=6.0)
-    (cc,) = of(evs, CueContact)
-    assert cc.ball == "cue" and abs(cc.t_s - t1) < 1 / 30
+    assert of(evs, ShotStart)[0].ball == "cue" and not of(evs, CueContact)
 
 
 @pytest.mark.parametrize("fps", [30.0, 60.0])
