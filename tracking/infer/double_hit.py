@@ -3,8 +3,10 @@
 A struck ball leaves the tip faster than the tip goes, so the cue, following through, only reaches it
 again when something slowed it within the stroke: a ball close in front. The struck ball met a ball
 within the cue's follow-through (``follow_mm`` from its place, within ``double_hit_window_s`` of the
-strike) and goes on after it, along their line of centres, at ``push_share`` or more of that ball's
-speed, the cue's tip at it: that is the double hit a camera sees. A ball meeting a ball keeps a few per
+strike) and goes on after it, along their line of centres (the way that ball leaves), at ``push_share``
+or more of that ball's speed and mostly along that line (``push_along``), the cue's tip at it: that is
+the double hit a camera sees. A ball met that is backed by a cushion or another ball (``backed_mm``)
+passes the hit on at once and proves nothing. A ball meeting a ball keeps a few per
 cent of its speed along that line (ball-ball restitution); a follow shot's spin takes it on only as
 friction grips, a few centimetres a second by the next frame. Frozen balls (ficha 4.5: under 1 mm
 apart) are left to the frozen-ball rule.
@@ -40,20 +42,31 @@ def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
     o = ctx.motions[c.b if c.a == ctx.striker else c.a]
     if c.t - ctx.t_strike > cfg.double_hit_window_s or o.r0 is None:
         return None
-    xs, xo = s.at(c.t), o.at(c.t)
-    if xs is None or xo is None or np.linalg.norm(xs - s.r0) > cfg.follow_mm:
+    xs = s.at(c.t)
+    if xs is None or np.linalg.norm(xs - s.r0) > cfg.follow_mm:
         return None
     if np.linalg.norm(o.r0 - s.r0) < 2 * ctx.R + 1.0:
         return None  # frozen to it (ficha 4.5)
-    n = (xo - xs) / max(float(np.linalg.norm(xo - xs)), 1e-9)
-    # each ball's speed along the line over the samples from half a frame after the contact (its time is
-    # known to a few milliseconds: a sample just before it is still the way in) to two frames on
+    # a ball backed by a cushion or by another ball passes the hit on at once: what the struck ball does
+    # then is no sign of the cue
+    if ctx.geometry_inside(o.r0) < ctx.R + cfg.backed_mm or any(
+            m is not s and m is not o and m.present0 and m.r0 is not None
+            and np.linalg.norm(m.r0 - o.r0) < 2 * ctx.R + cfg.backed_mm for m in ctx.motions):
+        return None
+    # each ball's velocity over its measured places from half a frame after the contact (its time is
+    # known to a few milliseconds: a sample just before it is still the way in) to two frames on; the
+    # line of centres is the way the ball met leaves (the places at the contact's estimated time point
+    # elsewhere when the striker was fast: a few milliseconds early is centimetres short)
     t_a = c.t + 0.5 * ctx.dt
     t_b = t_a + max(2.0 * ctx.dt, 0.05)
-    u_s, u_o = _speed_along(s, n, t_a, t_b), _speed_along(o, n, t_a, t_b)
-    if u_s is None or u_o is None:
+    v_s, v_o = _velocity(s, t_a, t_b), _velocity(o, t_a, t_b)
+    if v_s is None or v_o is None:
         return None
-    if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o:
+    u_o = float(np.linalg.norm(v_o))
+    n = v_o / max(u_o, 1e-9)
+    u_s = float(v_s @ n)
+    # pushed on: along the way of the ball it met, nearly as fast (a cut leaves it going sideways)
+    if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o or u_s < cfg.push_along * float(np.linalg.norm(v_s)):
         return None
     _, tip = ctx.cue_tip(xs, c.t - 2 * ctx.dt, c.t + ctx.dt, ctx.R + cfg.cue_reach_mm, past_mm=cfg.follow_mm)
     if tip > ctx.R + cfg.cue_reach_mm:
@@ -62,13 +75,13 @@ def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
     return CueContact(t_s=float(c.t), ball=s.id, xy_mm=(float(xs[0]), float(xs[1])), confidence=conf)
 
 
-def _speed_along(m, n: np.ndarray, t_a: float, t_b: float) -> float | None:
-    """The mean speed of ball ``m`` along ``n`` over its measured places from ``t_a`` to ``t_b`` (a
-    straight line fitted to them; None: fewer than two)."""
+def _velocity(m, t_a: float, t_b: float) -> np.ndarray | None:
+    """The mean velocity (2,) of ball ``m`` over its measured places from ``t_a`` to ``t_b`` (a straight
+    line fitted to them; None: fewer than two)."""
     sel = (m.ts >= t_a) & (m.ts <= t_b)
     if np.count_nonzero(sel) < 2:
         return None
-    return float(np.polyfit(m.ts[sel], m.zs[sel] @ n, 1)[0])
+    return np.polyfit(m.ts[sel], m.zs[sel], 1)[0]
 
 
 def infer_double_hit(ctx: ShotContext, contacts: list) -> list[CueContact]:
