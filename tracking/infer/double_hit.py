@@ -14,8 +14,8 @@ apart) are left to the frozen-ball rule.
 A free ball caught again by the cue would need a cue still speeding up after the strike (a push
 stroke): a foul the camera cannot tell from a harder strike, which the rules leave to the operator
 (push shots are operator inputs). Before 2026-11-28 a free ball speeding up along its way with the cue
-at it was called a double hit; it found none of the held-out corpus's double hits and made most of its
-false calls (about one in 250 shots).
+at it was called a double hit; on the held-out run it found no double hit the rule above missed and made
+2 of the 7 false calls (``docs/tracking.md``, "The full run, 2026-11-28").
 """
 
 from __future__ import annotations
