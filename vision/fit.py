@@ -155,52 +155,68 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
     Returns ``centres`` (N, 2), ``radii`` (N,), ``residual`` (N, K) signed distances of the points
     from the fitted outlines, and ``w`` (N, K) the final weights (prior times Tukey's biweight with a
     scale of 4.7 robust standard deviations, at least ``min_scale_px``). The normal equations are
-    2 x 2 (or 3 x 3) per ball and solved in closed form, all balls at once (for an ellipse, with the
-    circle's derivative in the centre: the fixed point is the same)."""
+    2 x 2 (or 3 x 3) per ball, their sums one batched product of the rows (u_x, u_y[, e], residual)
+    with themselves, and solved in closed form, all balls at once (for an ellipse, with the circle's
+    derivative in the centre: the fixed point is the same). A few balls at a time is the usual case:
+    the cost is numpy's per-call overhead, so the iteration is written in as few calls as it takes."""
     c = np.asarray(centres, dtype=np.float64).copy()
     r = np.asarray(radii, dtype=np.float64).copy()
     w0 = np.asarray(weights, dtype=np.float64)
+    n, k = w0.shape
     w = w0
     px, py = points[..., 0], points[..., 1]
-    res = np.zeros(w0.shape)
     scale = _RobustScale(w0 > 0, min_scale_px)
+    if shape is not None:
+        a00, a01, a11 = shape[:, 0, 0, None], 2.0 * shape[:, 0, 1, None], shape[:, 1, 1, None]
+    rows = np.empty((n, 4 if free_radius else 3, k))  # per ball: u_x, u_y, (e,) residual
+    ux, uy, res = rows[:, 0], rows[:, 1], rows[:, -1]
+    e = rows[:, 2] if free_radius else None
     for it in range(iterations):
         dx, dy = px - c[:, :1], py - c[:, 1:]
         dist = np.sqrt(dx * dx + dy * dy)
         inv = 1.0 / np.maximum(dist, 1e-9)
-        ux, uy = dx * inv, dy * inv
-        e = outline_stretch(shape, ux, uy)
-        res = dist - r[:, None] * e
+        np.multiply(dx, inv, out=ux)
+        np.multiply(dy, inv, out=uy)
+        if shape is None:
+            if free_radius:
+                e[:] = 1.0
+            np.subtract(dist, r[:, None], out=res)
+        else:
+            q = a00 * ux * ux + a01 * ux * uy + a11 * uy * uy
+            stretch = 1.0 / np.sqrt(np.maximum(q, 1e-6, out=q), out=q)
+            if free_radius:
+                e[:] = stretch
+            np.subtract(dist, r[:, None] * stretch, out=res)
         if it > 0:
             z = res / (4.685 * scale(res))[:, None]
-            w = w0 * np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)
-        wx, wy = w * ux, w * uy
-        a00, a01, a11 = (wx * ux).sum(1), (wx * uy).sum(1), (wy * uy).sum(1)
-        b0, b1 = (wx * res).sum(1), (wy * res).sum(1)
+            z *= z
+            np.subtract(1.0, z, out=z)
+            np.maximum(z, 0.0, out=z)
+            z *= z
+            w = w0 * z  # Tukey's biweight
+        g = np.matmul(rows * w[:, None, :], rows.transpose(0, 2, 1))  # (N, R, R): the weighted sums
         if free_radius:
-            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - e dr
-            we = w * e
-            a02, a12, a22, b2 = (we * ux).sum(1), (we * uy).sum(1), (we * e).sum(1), (we * res).sum(1)
-            m = np.empty((len(c), 3, 3))
-            m[:, 0, 0], m[:, 0, 1], m[:, 0, 2] = a00, a01, a02
-            m[:, 1, 0], m[:, 1, 1], m[:, 1, 2] = a01, a11, a12
-            m[:, 2, 0], m[:, 2, 1], m[:, 2, 2] = a02, a12, a22
-            ok = np.abs(np.linalg.det(m)) > 1e-6
-            delta = np.zeros((len(c), 3))
-            if ok.any():
-                delta[ok] = np.linalg.solve(m[ok], np.stack([b0, b1, b2], -1)[ok][..., None])[..., 0]
+            # unknowns (dcx, dcy, dr): residual(c + dc, r + dr) ~ res - u . dc - e dr; Cramer's rule
+            m00, m01, m02, m11, m12, m22 = g[:, 0, 0], g[:, 0, 1], g[:, 0, 2], g[:, 1, 1], g[:, 1, 2], g[:, 2, 2]
+            b0, b1, b2 = g[:, 0, 3], g[:, 1, 3], g[:, 2, 3]
+            c00, c01, c02 = m11 * m22 - m12 * m12, m02 * m12 - m01 * m22, m01 * m12 - m02 * m11  # cofactors
+            c11, c12, c22 = m00 * m22 - m02 * m02, m01 * m02 - m00 * m12, m00 * m11 - m01 * m01
+            det = m00 * c00 + m01 * c01 + m02 * c02
+            ok = np.abs(det) > 1e-6
+            det = np.where(ok, det, 1.0)
+            delta = np.where(ok[:, None], np.stack([c00 * b0 + c01 * b1 + c02 * b2, c01 * b0 + c11 * b1 + c12 * b2,
+                                                    c02 * b0 + c12 * b1 + c22 * b2], -1) / det[:, None], 0.0)
             r += delta[:, 2]
             c += delta[:, :2]
             moved = np.abs(delta).max(initial=0.0)
         else:
-            det = a00 * a11 - a01 * a01
+            a_00, a_01, a_11, b0, b1 = g[:, 0, 0], g[:, 0, 1], g[:, 1, 1], g[:, 0, 2], g[:, 1, 2]
+            det = a_00 * a_11 - a_01 * a_01
             ok = det > 1e-6
             det = np.where(ok, det, 1.0)
-            d0 = np.where(ok, (a11 * b0 - a01 * b1) / det, 0.0)
-            d1 = np.where(ok, (a00 * b1 - a01 * b0) / det, 0.0)
-            c[:, 0] += d0
-            c[:, 1] += d1
-            moved = max(np.abs(d0).max(initial=0.0), np.abs(d1).max(initial=0.0))
+            d = np.where(ok[:, None], np.stack([a_11 * b0 - a_01 * b1, a_00 * b1 - a_01 * b0], -1) / det[:, None], 0.0)
+            c += d
+            moved = np.abs(d).max(initial=0.0)
         if moved < 1e-3:
             break
     dx, dy = px - c[:, :1], py - c[:, 1:]
