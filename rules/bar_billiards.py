@@ -61,6 +61,9 @@ Cannot see
 Choices where the rulebook is silent (also in ``docs/rules-bar-billiards.md``)
     * after the bar has dropped, a ball that would go back to the trough (off the table, in baulk,
       under a pin's spot) is out of play like a potted ball: the trough no longer feeds balls back.
+    * whites are alike: a white a shot names that the state holds out of play is another white under
+      the camera's name (one in the trough, else one on the table the shot's start does not show under
+      its own name); the two names are exchanged (:meth:`BarBilliardsRules._named_as_seen`).
     * break-off directions: each ball's direction is from where it starts moving (the white: the
       contact with the red; the red: its spot) to its next event position (cushion, ball, hole, leaving
       the table) or, failing that, its rest position. "In a row" means consecutive break-offs of one
@@ -419,6 +422,40 @@ class BarBilliardsRules(Engine):
         table = {b: pos[b] for b in state.trough if b in pos and b != shot.struck}
         return replace(state, table=MappingProxyType(table), trough=self._sort(set(state.trough) - set(table)), start_unseen=False)
 
+    def _named_as_seen(self, state: State, shot: Shot) -> State:
+        """The state with alike balls (the whites: one colour, one group) named as the shot names them.
+
+        Whites cannot be told apart, so which of them a camera calls ``w3`` is its own bookkeeping: a
+        white it names that this state holds out of play (potted after the bar dropped, 2g) is another
+        white under a name the camera gave it: one waiting in the trough (the player took it from
+        there, 2c b), else, with the trough empty of whites, one this state has on the table that the
+        shot's start does not show under its own name (the camera sees it as this one). The two names
+        are exchanged in the state, which changes nothing on the table; a white named out of play with
+        no such ball to be is still refused (:meth:`_check_ids`)."""
+        if not state.out:
+            return state
+        shown = set(shot.start.positions or ())
+        named = {shot.struck} | shown
+        for e in shot.events + shot.before:
+            named.update(getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str))
+            named.update(getattr(e, "positions", None) or ())
+        out, trough, table = list(state.out), list(state.trough), dict(state.table)
+
+        def alike(a: str, b: str) -> bool:
+            pa, pb = self.profile.ball(a), self.profile.ball(b)
+            return pa.colour == pb.colour and pa.group == pb.group
+
+        for ball in sorted(b for b in named if b in state.out and b in self.ball_order):
+            other = next((b for b in trough if b not in named and alike(b, ball)), None)
+            if other is not None:
+                out[out.index(ball)], trough[trough.index(other)] = other, ball
+                continue
+            other = next((b for b in self._sort(table) if b not in named and alike(b, ball)), None)
+            if other is not None:
+                out[out.index(ball)] = other
+                table[ball] = table.pop(other)
+        return replace(state, out=self._sort(out), trough=self._sort(trough), table=MappingProxyType(table))
+
     # ---- geometry ------------------------------------------------------------------------------
     def in_baulk(self, xy: XY) -> bool:
         """3b f: a ball at rest touching the baulk line or the D, or behind the line. A ball touches
@@ -497,6 +534,7 @@ class BarBilliardsRules(Engine):
         """The call on one shot (pure), with the operator's answer (``confirm`` the camera's doubtful
         events or ``discard`` them) and corrections (an operator's foul, an override)."""
         state = self._seen_start(state, shot)
+        state = self._named_as_seen(state, shot)
         self._check_ids(state, shot)
         q = self._question(state, shot)
         if q is not None and q.id not in shot.answers:

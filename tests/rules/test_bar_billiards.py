@@ -4,6 +4,7 @@ frames and a hand-written log replayed (the league match record: test_league.py)
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import math
 from pathlib import Path
 
@@ -467,10 +468,54 @@ def test_3b_g_the_ball_being_retrieved_may_be_handled():
     assert d.fouls == (F.TOUCHED,)
 
 
+def test_2g_a_white_named_out_of_play_is_the_white_taken_from_the_trough():
+    """Whites cannot be told apart: the camera may call the white a player takes from the trough by
+    the name of one potted after the bar dropped. That ball is the trough's white (2c b), and the frame
+    goes on as if the camera had named it so."""
+    state = make_state(table=NO_RED, trough=("w4", "w5"), out=("w6", "w7"), bar_down=True)
+    shot = make_shot(state, "w7", ("hit", "w7", "w1"), ("pot", "w1", "h50t"))
+    d = ENGINE.judge(state, shot)
+    same = ENGINE.judge(state, make_shot(state, "w4", ("hit", "w4", "w1"), ("pot", "w1", "h50t")))
+    assert d.fouls == same.fouls == () and d.next_player == same.next_player == "A"
+    assert d.break_score == same.break_score == 50
+    after = ENGINE.advance(state, d)
+    # seven whites and the red, each once; w7 (played) is on the table, a trough white is out instead
+    assert "w7" in after.table and "w7" not in after.out and "w1" in after.out
+    assert len(after.out) == 3 and sorted(after.out + after.trough + tuple(after.table)) == sorted(BALLS)
+
+
+def test_2g_a_white_named_out_of_play_keeps_the_whites_the_shot_names():
+    """The trough white it stands for is one the shot does not name itself."""
+    state = make_state(table={"red": (1000, 620), "w1": (900, 300)}, trough=("w2", "w3"), out=("w4", "w5", "w6", "w7"),
+                       bar_down=True)
+    shot = make_shot(state, "w7", ("hit", "w7", "w1"), positions={"w2": (1200, 760)})  # w2 put on the table by hand
+    after = ENGINE.advance(state, ENGINE.judge(state, shot))
+    assert "w3" in after.out and "w2" in after.table and "w7" in after.table
+
+
+def test_2g_a_white_named_out_of_play_with_the_trough_empty_is_the_table_white_the_camera_names_so():
+    """No white in the trough: the white the camera calls by an out-of-play name is the one the state
+    has on the table and the shot's start does not show under its own name (2c c: the ball nearest the
+    baulk line, lifted into the D)."""
+    table = {"red": (1000, 620), "w1": (900, 300), "w2": (1200, 760), "w3": (1600, 380)}
+    state = make_state(table=table, trough=(), out=("w4", "w5", "w6", "w7"), bar_down=True)
+    start = {b: xy for b, xy in table.items() if b != "w1"}  # w1, lifted into the D, is seen there as "w7"
+    shot = make_shot(state, "w7", ("hit", "w7", "w2"), positions=start)
+    shot = replace(shot, events=tuple(replace(e, positions={b: xy for b, xy in e.positions.items() if b != "w1"})
+                                      if getattr(e, "positions", None) else e for e in shot.events))
+    d = ENGINE.judge(state, shot)
+    assert d.pending is None and d.fouls == ()
+    after = ENGINE.advance(state, d)
+    assert "w1" in after.out and "w7" not in after.out and "w7" in after.table
+
+
 @pytest.mark.parametrize("state_of, shot_of, match", [
     pytest.param(lambda: make_state(table=NO_RED, frame_over=True), lambda s: make_shot(s, "w4", ("hit", "w4", "w1")), "after the frame ended", id="a shot after the frame"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w9", ("hit", "w9", "w1")), "unknown ball", id="an unknown ball"),
-    pytest.param(lambda: make_state(table=MID, out=("w7",), bar_down=True), lambda s: make_shot(s, "w7", ("hit", "w7", "w1")), "out of play", id="a ball out of play"),
+    pytest.param(lambda: make_state(table=NO_RED, trough=(), out=("w4", "w5", "w6", "w7"), bar_down=True),
+                 lambda s: make_shot(s, "w7", ("hit", "w7", "w1")), "out of play", id="a ball out of play, no white in the trough"),
+    pytest.param(lambda: make_state(table=MID, trough=("red",), out=("w4", "w5", "w6", "w7"), bar_down=True),
+                 lambda s: make_shot(s, "w7", ("hit", "w7", "w1")), "out of play", id="a white out of play, only the red in the trough"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), ("pot", "w6", "h10")), "not on the table", id="a pot of a ball in the trough"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), ("pot", "w1", "h999")), "no hole", id="an unknown hole"),
     pytest.param(lambda: make_state(table=NO_RED), lambda s: make_shot(s, "w4", ("hit", "w4", "w1"), ("pot", "w1", "h10"), ("pot", "w1", "h20")), "twice", id="a ball potted twice"),
