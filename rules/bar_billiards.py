@@ -62,8 +62,8 @@ Choices where the rulebook is silent (also in ``docs/rules-bar-billiards.md``)
     * after the bar has dropped, a ball that would go back to the trough (off the table, in baulk,
       under a pin's spot) is out of play like a potted ball: the trough no longer feeds balls back.
     * whites are alike: a white a shot names that the state holds out of play is another white under
-      the camera's name (one in the trough, else one on the table the shot's start does not show under
-      its own name); the two names are exchanged (:meth:`BarBilliardsRules._named_as_seen`).
+      the camera's name (one in the trough, else one on the table the shot's start does not show, the
+      one a hand lifted first); the two names are exchanged (:meth:`BarBilliardsRules._named_as_seen`).
     * break-off directions: each ball's direction is from where it starts moving (the white: the
       contact with the red; the red: its spot) to its next event position (cushion, ball, hole, leaving
       the table) or, failing that, its rest position. "In a row" means consecutive break-offs of one
@@ -107,6 +107,7 @@ from tracking.events import (
     BallBall,
     BallCushion,
     BallPlaced,
+    BallRemoved,
     BallTouched,
     BarDropped,
     Concession,
@@ -428,17 +429,22 @@ class BarBilliardsRules(Engine):
         Whites cannot be told apart, so which of them a camera calls ``w3`` is its own bookkeeping: a
         white it names that this state holds out of play (potted after the bar dropped, 2g) is another
         white under a name the camera gave it: one waiting in the trough (the player took it from
-        there, 2c b), else, with the trough empty of whites, one this state has on the table that the
-        shot's start does not show under its own name (the camera sees it as this one). The two names
-        are exchanged in the state, which changes nothing on the table; a white named out of play with
-        no such ball to be is still refused (:meth:`_check_ids`)."""
+        there, 2c b); else, with no white in the trough, one this state has on the table that the
+        shot's start does not show and its play does not name: the one a hand lifted from the table
+        before it, if any (2c c: the ball nearest the baulk line, played from the D). The two names are
+        exchanged in the state, which changes nothing on the table; a white named out of play with no
+        such ball to be is still refused (:meth:`_check_ids`)."""
         if not state.out:
             return state
         shown = set(shot.start.positions or ())
-        named = {shot.struck} | shown
-        for e in shot.events + shot.before:
+        played = {shot.struck} | shown
+        for e in shot.events:
+            played.update(getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str))
+            played.update(getattr(e, "positions", None) or ())
+        named = set(played)
+        for e in shot.before:
             named.update(getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str))
-            named.update(getattr(e, "positions", None) or ())
+        lifted = [e.ball for e in shot.before if isinstance(e, BallRemoved)]
         out, trough, table = list(state.out), list(state.trough), dict(state.table)
 
         def alike(a: str, b: str) -> bool:
@@ -450,7 +456,8 @@ class BarBilliardsRules(Engine):
             if other is not None:
                 out[out.index(ball)], trough[trough.index(other)] = other, ball
                 continue
-            other = next((b for b in self._sort(table) if b not in named and alike(b, ball)), None)
+            unseen = [b for b in self._sort(table) if b not in played and alike(b, ball)]
+            other = next((b for b in reversed(lifted) if b in unseen), unseen[0] if unseen else None)
             if other is not None:
                 out[out.index(ball)] = other
                 table[ball] = table.pop(other)

@@ -39,6 +39,7 @@ from tests.rules._bar_billiards_helpers import (
 )
 from tracking.events import (
     Answer,
+    BallRemoved,
     BallTouched,
     BarDropped,
     Concession,
@@ -507,6 +508,19 @@ def test_2g_a_white_named_out_of_play_with_the_trough_empty_is_the_table_white_t
     assert d.pending is None and d.fouls == ()
     after = ENGINE.advance(state, d)
     assert "w1" in after.out and "w7" not in after.out and "w7" in after.table
+
+
+def test_2g_a_white_named_out_of_play_is_the_white_a_hand_lifted_from_the_table():
+    """Of the table whites the shot's start does not show, the one a hand lifted before it is the one
+    the camera sees again in the D under an out-of-play name."""
+    table = {"red": (1000, 620), "w1": (900, 300), "w2": (1200, 760), "w3": (1600, 380)}
+    state = make_state(table=table, trough=(), out=("w4", "w5", "w6", "w7"), bar_down=True)
+    shot = make_shot(state, "w7", ("hit", "w7", "w2"), before=[BallRemoved(t_s=5.0, ball="w3", xy_mm=(1600.0, 380.0))])
+    hidden = {"w1", "w3"}  # w3 lifted into the D; w1 under the player's arm at the strike
+    shot = replace(shot, events=tuple(replace(e, positions={b: xy for b, xy in e.positions.items() if b not in hidden})
+                                      if getattr(e, "positions", None) else e for e in shot.events))
+    after = ENGINE.advance(state, ENGINE.judge(state, shot))
+    assert "w3" in after.out and "w1" in after.table and "w7" in after.table
 
 
 @pytest.mark.parametrize("state_of, shot_of, match", [
