@@ -250,6 +250,11 @@ class BreakOff:
         return all(a is not None and b is not None and _angle_diff_deg(a, b) <= tolerance_deg for a, b in pairs)
 
 
+
+def _names(e: Event) -> list[str]:
+    """The balls an event names: its ``ball``, ``a`` and ``b``, and the balls of its ``positions``."""
+    return [getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str)] + list(getattr(e, "positions", None) or ())
+
 @dataclass(frozen=True, slots=True)
 class State:
     """One frame's state. ``banked`` is keyed by side (the player in singles, "A1 & A2" in doubles).
@@ -436,14 +441,8 @@ class BarBilliardsRules(Engine):
         such ball to be is still refused (:meth:`_check_ids`)."""
         if not state.out:
             return state
-        shown = set(shot.start.positions or ())
-        played = {shot.struck} | shown
-        for e in shot.events:
-            played.update(getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str))
-            played.update(getattr(e, "positions", None) or ())
-        named = set(played)
-        for e in shot.before:
-            named.update(getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str))
+        played = {shot.struck}.union(*(_names(e) for e in shot.events))  # the start's positions among them
+        named = played.union(*(_names(e) for e in shot.before))
         lifted = [e.ball for e in shot.before if isinstance(e, BallRemoved)]
         out, trough, table = list(state.out), list(state.trough), dict(state.table)
 
@@ -501,9 +500,7 @@ class BarBilliardsRules(Engine):
     def _check_ids(self, state: State, shot: Shot) -> None:
         """Every ball an event names is a ball of the table, and the struck one is in play."""
         for e in shot.events + shot.before:
-            names = [getattr(e, k) for k in ("ball", "a", "b") if isinstance(getattr(e, k, None), str)]
-            names += list(getattr(e, "positions", None) or ())
-            for ball in names:
+            for ball in _names(e):
                 if ball not in self.ball_order:
                     raise RulesError(f"{GAME}: shot {shot.index}: {e.kind} at {e.t_s:.2f}s names unknown ball {ball!r} "
                                      f"(balls: {', '.join(self.ball_order)})")

@@ -157,8 +157,8 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
     scale of 4.7 robust standard deviations, at least ``min_scale_px``). The normal equations are
     2 x 2 (or 3 x 3) per ball, their sums one batched product of the rows (u_x, u_y[, e], residual)
     with themselves, and solved in closed form, all balls at once (for an ellipse, with the circle's
-    derivative in the centre: the fixed point is the same). A few balls at a time is the usual case:
-    the cost is numpy's per-call overhead, so the iteration is written in as few calls as it takes."""
+    derivative in the centre: the fixed point is the same). A few balls at a time is the usual case,
+    where numpy's per-call overhead is the cost: hence one product for all the sums."""
     c = np.asarray(centres, dtype=np.float64).copy()
     r = np.asarray(radii, dtype=np.float64).copy()
     w0 = np.asarray(weights, dtype=np.float64)
@@ -166,8 +166,6 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
     w = w0
     px, py = points[..., 0], points[..., 1]
     scale = _RobustScale(w0 > 0, min_scale_px)
-    if shape is not None:
-        a00, a01, a11 = shape[:, 0, 0, None], 2.0 * shape[:, 0, 1, None], shape[:, 1, 1, None]
     rows = np.empty((n, 4 if free_radius else 3, k))  # per ball: u_x, u_y, (e,) residual
     ux, uy, res = rows[:, 0], rows[:, 1], rows[:, -1]
     e = rows[:, 2] if free_radius else None
@@ -177,16 +175,10 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
         inv = 1.0 / np.maximum(dist, 1e-9)
         np.multiply(dx, inv, out=ux)
         np.multiply(dy, inv, out=uy)
-        if shape is None:
-            if free_radius:
-                e[:] = 1.0
-            np.subtract(dist, r[:, None], out=res)
-        else:
-            q = a00 * ux * ux + a01 * ux * uy + a11 * uy * uy
-            stretch = 1.0 / np.sqrt(np.maximum(q, 1e-6, out=q), out=q)
-            if free_radius:
-                e[:] = stretch
-            np.subtract(dist, r[:, None] * stretch, out=res)
+        stretch = outline_stretch(shape, ux, uy)
+        if free_radius:
+            e[:] = stretch
+        np.subtract(dist, r[:, None] * stretch, out=res)
         if it > 0:
             z = res / (4.685 * scale(res))[:, None]
             z *= z

@@ -4,8 +4,8 @@ frames and a hand-written log replayed (the league match record: test_league.py)
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -469,6 +469,12 @@ def test_3b_g_the_ball_being_retrieved_may_be_handled():
     assert d.fouls == (F.TOUCHED,)
 
 
+def _unseen(shot, balls):
+    """``shot`` as a camera that does not show ``balls`` at its start nor at rest logs it."""
+    return replace(shot, events=tuple(replace(e, positions={b: xy for b, xy in e.positions.items() if b not in balls})
+                                      if getattr(e, "positions", None) else e for e in shot.events))
+
+
 def test_2g_a_white_named_out_of_play_is_the_white_taken_from_the_trough():
     """Whites cannot be told apart: the camera may call the white a player takes from the trough by
     the name of one potted after the bar dropped. That ball is the trough's white (2c b), and the frame
@@ -500,10 +506,8 @@ def test_2g_a_white_named_out_of_play_with_the_trough_empty_is_the_table_white_t
     baulk line, lifted into the D)."""
     table = {"red": (1000, 620), "w1": (900, 300), "w2": (1200, 760), "w3": (1600, 380)}
     state = make_state(table=table, trough=(), out=("w4", "w5", "w6", "w7"), bar_down=True)
-    start = {b: xy for b, xy in table.items() if b != "w1"}  # w1, lifted into the D, is seen there as "w7"
-    shot = make_shot(state, "w7", ("hit", "w7", "w2"), positions=start)
-    shot = replace(shot, events=tuple(replace(e, positions={b: xy for b, xy in e.positions.items() if b != "w1"})
-                                      if getattr(e, "positions", None) else e for e in shot.events))
+    shot = make_shot(state, "w7", ("hit", "w7", "w2"))  # w1, lifted into the D, is seen there as "w7"
+    shot = _unseen(shot, {"w1"})
     d = ENGINE.judge(state, shot)
     assert d.pending is None and d.fouls == ()
     after = ENGINE.advance(state, d)
@@ -517,8 +521,7 @@ def test_2g_a_white_named_out_of_play_is_the_white_a_hand_lifted_from_the_table(
     state = make_state(table=table, trough=(), out=("w4", "w5", "w6", "w7"), bar_down=True)
     shot = make_shot(state, "w7", ("hit", "w7", "w2"), before=[BallRemoved(t_s=5.0, ball="w3", xy_mm=(1600.0, 380.0))])
     hidden = {"w1", "w3"}  # w3 lifted into the D; w1 under the player's arm at the strike
-    shot = replace(shot, events=tuple(replace(e, positions={b: xy for b, xy in e.positions.items() if b not in hidden})
-                                      if getattr(e, "positions", None) else e for e in shot.events))
+    shot = _unseen(shot, hidden)
     after = ENGINE.advance(state, ENGINE.judge(state, shot))
     assert "w3" in after.out and "w1" in after.table and "w7" in after.table
 
