@@ -33,6 +33,7 @@ import numpy as np
 from calibration import detect
 from calibration.camera import Calibration
 from calibration.homography import CalibrationError, Homography
+from calibration.numeric import median
 from calibration.table import TableProfile
 
 __all__ = ["MonitorConfig", "SideReading", "CheckResult", "CushionCheck", "KeeperEvent", "KeeperState", "CalibrationKeeper"]
@@ -122,7 +123,7 @@ class CushionCheck:
         self.sign, self.strength = {}, {}
         for i, side in enumerate(SIDES):
             g = grad[i * n: (i + 1) * n, centre - 1: centre + 2].mean(axis=1)
-            med = float(np.median(g))
+            med = float(median(g))
             self.sign[side] = 1.0 if med >= 0 else -1.0
             self.strength[side] = abs(med)
         self.baseline = {side: np.zeros(n) for side in SIDES}
@@ -169,7 +170,7 @@ class CushionCheck:
             moved = inward - self.baseline[side]
             # Where the calibration's nose lies now: its points moved by the measured shifts.
             pts = self.base[side][ok] + self.normal[side][ok] * moved[ok, None]
-            shift = float(np.median(moved[ok])) if seen >= self.config.min_seen else float("nan")
+            shift = float(median(moved[ok])) if seen >= self.config.min_seen else float("nan")
             readings.append(SideReading(side, shift, seen, pts))
         return CheckResult(t_s, tuple(readings))
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import cv2
 
+from calibration.numeric import median
 from vision.config import DetectorConfig
 
 __all__ = ["ClothBackground", "brightness_and_hue", "change_score"]
@@ -181,10 +182,10 @@ class ClothBackground:
             ks = k[ys, xs]
             ok = (ks > 0.6) & (ks < 1.4)
             if ok.sum() > 50:
-                self.gain = float(np.median(ks[ok]))
+                self.gain = float(median(ks[ok]))
             quiet = chroma[ys, xs][ok & (np.abs(ks / max(self.gain, 1e-3) - 1.0) < 0.15)]
             if len(quiet) > 50:
-                self.noise = 0.9 * self.noise + 0.1 * float(np.median(quiet))
+                self.noise = 0.9 * self.noise + 0.1 * float(median(quiet))
         if own:
             k *= 1.0 / max(self.gain, 1e-3)
             self._ratio = k

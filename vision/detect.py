@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import Calibration
+from calibration.numeric import median
 from calibration.table import TableProfile
 from vision.background import ClothBackground
 from vision.balls import BallFits, fine_band, fit_balls, sample_core
@@ -583,10 +584,10 @@ class Detector:
         good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15) & (not packed)
         if good.any():
             rate = max(0.05, 1.0 / (1.0 + self._scale_seen))
-            self.radius_scale = float(np.clip(self.radius_scale + rate * (np.median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+            self.radius_scale = float(np.clip(self.radius_scale + rate * (median(ratio[good]) - self.radius_scale), 0.7, 1.4))
             self._scale_seen += 1
         for c in np.unique(k[good & (label != "")]):
-            r_c = float(np.median(ratio[good & (label != "") & (k == c)]))
+            r_c = float(median(ratio[good & (label != "") & (k == c)]))
             rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
             self._class_scale[c] = float(np.clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
             self._class_seen[c] += 1

@@ -195,9 +195,12 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
             c11, c12, c22 = m00 * m22 - m02 * m02, m01 * m02 - m00 * m12, m00 * m11 - m01 * m01
             det = m00 * c00 + m01 * c01 + m02 * c02
             ok = np.abs(det) > 1e-6
-            det = np.where(ok, det, 1.0)
-            delta = np.where(ok[:, None], np.stack([c00 * b0 + c01 * b1 + c02 * b2, c01 * b0 + c11 * b1 + c12 * b2,
-                                                    c02 * b0 + c12 * b1 + c22 * b2], -1) / det[:, None], 0.0)
+            delta = np.empty((n, 3))
+            delta[:, 0] = c00 * b0 + c01 * b1 + c02 * b2
+            delta[:, 1] = c01 * b0 + c11 * b1 + c12 * b2
+            delta[:, 2] = c02 * b0 + c12 * b1 + c22 * b2
+            delta /= np.where(ok, det, 1.0)[:, None]
+            delta[~ok] = 0.0
             r += delta[:, 2]
             c += delta[:, :2]
             moved = np.abs(delta).max(initial=0.0)
@@ -205,8 +208,11 @@ def fit_circles(points: np.ndarray, weights: np.ndarray, centres: np.ndarray, ra
             a_00, a_01, a_11, b0, b1 = g[:, 0, 0], g[:, 0, 1], g[:, 1, 1], g[:, 0, 2], g[:, 1, 2]
             det = a_00 * a_11 - a_01 * a_01
             ok = det > 1e-6
-            det = np.where(ok, det, 1.0)
-            d = np.where(ok[:, None], np.stack([a_11 * b0 - a_01 * b1, a_00 * b1 - a_01 * b0], -1) / det[:, None], 0.0)
+            d = np.empty((n, 2))
+            d[:, 0] = a_11 * b0 - a_01 * b1
+            d[:, 1] = a_00 * b1 - a_01 * b0
+            d /= np.where(ok, det, 1.0)[:, None]
+            d[~ok] = 0.0
             c += d
             moved = np.abs(d).max(initial=0.0)
         if moved < 1e-3:

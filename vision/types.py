@@ -69,19 +69,25 @@ class BallDetections:
 
     def __post_init__(self) -> None:
         n = len(self.xy_mm)
-        k = len(self.classes)
-        _check_len("xy_mm", self.xy_mm, n, (2,))
-        _check_len("xy_px", self.xy_px, n, (2,))
-        for name in ("radius_px", "height_mm", "label", "score", "state"):
-            _check_len(name, getattr(self, name), n)
-        _check_len("class_prob", self.class_prob, n, (k,))
+        # one comparison of every shape first (vision makes tens of these a frame); the culprit is named after
+        one, pair = (n,), (n, 2)
+        if (self.xy_mm.shape != pair or self.xy_px.shape != pair or self.radius_px.shape != one or self.height_mm.shape != one
+                or self.label.shape != one or self.score.shape != one or self.state.shape != one
+                or self.class_prob.shape != (n, len(self.classes))):
+            _check_len("xy_mm", self.xy_mm, n, (2,))
+            _check_len("xy_px", self.xy_px, n, (2,))
+            for name in ("radius_px", "height_mm", "label", "score", "state"):
+                _check_len(name, getattr(self, name), n)
+            _check_len("class_prob", self.class_prob, n, (len(self.classes),))
 
     def __len__(self) -> int:
         return len(self.xy_mm)
 
     def __getitem__(self, index: np.ndarray | slice) -> "BallDetections":
         """A subset: boolean mask or index array over the rows."""
-        return BallDetections(self.frame, self.t_s, self.classes, **{name: getattr(self, name)[index] for name in _ROW_FIELDS})
+        return BallDetections(self.frame, self.t_s, self.classes, self.xy_mm[index], self.xy_px[index], self.radius_px[index],
+                              self.height_mm[index], self.label[index], self.class_prob[index], self.score[index],
+                              self.state[index])
 
     @classmethod
     def concat(cls, parts: "list[BallDetections]") -> "BallDetections":
@@ -96,7 +102,8 @@ class BallDetections:
 
     def at(self, frame: int, t_s: float) -> "BallDetections":
         """The same rows, stamped with another frame and time."""
-        return BallDetections(frame, t_s, self.classes, **{name: getattr(self, name) for name in _ROW_FIELDS})
+        return BallDetections(frame, t_s, self.classes, self.xy_mm, self.xy_px, self.radius_px, self.height_mm, self.label,
+                              self.class_prob, self.score, self.state)
 
     @classmethod
     def empty(cls, frame: int, t_s: float, classes: tuple[str, ...]) -> "BallDetections":

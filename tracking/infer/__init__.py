@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibration.numeric import median
 from calibration.table import TableProfile
 from tracking.events import (AtRest, BallPlaced, BallRemoved, BallTouched, Event, ShotStart, Unobserved, event_from_dict,
                              event_to_dict)
@@ -462,7 +463,7 @@ class EventInferer:
 
     def _frame_period(self) -> float:
         """The frame period, from the last readable frames (0 before two)."""
-        return float(np.median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
+        return float(median(np.diff(self._frame_ts))) if len(self._frame_ts) >= 2 else 0.0
 
     def _watermark(self, queued: bool = True) -> float:
         """The time before which no event can come any more: the first event waiting in the queue (with
@@ -551,7 +552,7 @@ class EventInferer:
         if len(r) < min(least, self.config.rest_samples):
             return None
         z = np.array(r)
-        c = np.median(z, axis=0)
+        c = median(z, axis=0)
         if np.max(np.linalg.norm(z - c, axis=1)) > self.config.rest_tol_mm * 1.5:
             return None
         return c
@@ -659,11 +660,11 @@ class EventInferer:
                 if st == TrackState.OCCLUDED and np.all(np.array([f.state[i] for f in window]) == TrackState.OCCLUDED):
                     continue  # hidden all along at one place
                 return None
-            c = np.median(z, axis=0)
+            c = median(z, axis=0)
             if np.max(np.linalg.norm(z - c, axis=1)) > cfg.rest_tol_mm * 1.5:
                 return None
             half = len(z) // 2
-            if half >= 2 and np.linalg.norm(np.median(z[:half], axis=0) - np.median(z[half:], axis=0)) > cfg.creep_mm:
+            if half >= 2 and np.linalg.norm(median(z[:half], axis=0) - median(z[half:], axis=0)) > cfg.creep_mm:
                 return None  # still creeping
             if np.any(np.array([f.state[i] for f in window]) == TrackState.MISSING):
                 return None
@@ -735,7 +736,7 @@ class EventInferer:
         if last is None or cloth is None:
             return False
         ts = [f.t_s for f in shot[-30:]]
-        horizon_s = cfg.pot_horizon_frames * float(np.median(np.diff(ts))) if len(ts) >= 2 else 0.0
+        horizon_s = cfg.pot_horizon_frames * float(median(np.diff(ts))) if len(ts) >= 2 else 0.0
         if t - last.t_s < max(cfg.drop_wait_s, horizon_s):
             return False
         # a ball creeping over a pocket's edge, slower than the tracker calls moving: its centre was on the
