@@ -243,6 +243,8 @@ def score_clip(profile, truth_events: Sequence[Event], inferred: Sequence[Event]
     tally.kinds["touched"][0] += len(t_between)
     tally.kinds["touched"][1] += len(m)
     tally.kinds["touched"][2] += len(i_between) - len(m)
+    tally.misses += [("touched", round(e.t_s, 3), e.ball, e.ball) for e in t_between if not any(a is e for a, _ in m)]
+    tally.misses += [("touched (false)", round(e.t_s, 3), e.ball, e.ball) for e in i_between if not any(b is e for _, b in m)]
     return tally
 
 
