@@ -1162,3 +1162,38 @@ def test_a_ball_in_a_net_put_back_on_the_table_is_placed_there_not_moved_from_th
     assert placed.ball == start.ball == "cue"
     assert placed.xy_mm == pytest.approx(spot, abs=1.0) and placed.t_s == pytest.approx(2.0, abs=0.05)
     assert start.xy_mm == pytest.approx(spot, abs=1.0) and start.t_s == pytest.approx(3.0, abs=1 / 30)
+
+
+def _struck_out_of_sight(red_xy, direction, scene):
+    """A cue ball rolling straight into a red at rest at ``red_xy`` along ``direction`` (a stun shot: it
+    stops dead at the blow), the red gone from the blow on: too fast for any frame to see it move."""
+    u = np.asarray(direction, dtype=float) / np.linalg.norm(direction)
+    red = np.asarray(red_xy, dtype=float)
+    start = red - u * (2 * R + 450.0)
+    speed, t0 = 1500.0, 1.5
+    t_hit = t0 + 450.0 / speed
+    scene.add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(u * speed)),
+              Leg(t_hit, tuple(red - u * 2 * R)))
+    scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_hit + 1e-3, tuple(red), gone=True))
+    cue_stick(tuple(start), math.degrees(math.atan2(u[1], u[0])), t0, scene)
+    return t_hit
+
+
+def test_a_ball_struck_into_a_pocket_faster_than_any_frame_sees_is_an_unseen_pot():
+    bm = np.asarray(FICHA.pocket("BM").xy_mm)
+    red = bm + np.array([0.0, -220.0])  # BM is at the bottom (large y): the blow sends the red straight at it
+    scene = Scene()
+    t_hit = _struck_out_of_sight(red, (0.0, 1.0), scene)
+    evs = events(scene, t_end=5.0)
+    (p,) = of(evs, Pot)
+    assert (p.ball, p.pocket) == ("r1", "BM")
+    assert p.confidence <= 0.5  # the camera did not see it go: the rules engine asks
+    assert t_hit < p.t_s < t_hit + 0.3
+    assert any(isinstance(e, BallBall) and {e.a, e.b} == {"cue", "r1"} for e in evs)
+
+
+def test_a_ball_struck_out_of_sight_towards_a_cushion_is_no_pot():
+    red = np.array([FICHA.length_mm / 2 + 150.0, FICHA.width_mm / 2])  # straight at the middle of the right cushion, no pocket
+    scene = Scene()
+    _struck_out_of_sight(red, (1.0, 0.0), scene)
+    assert not of(events(scene, t_end=5.0), Pot)

@@ -192,7 +192,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
             jumps += parallax_jumps(ctx, contacts)
         events += jumps
         events += contact_events(ctx, contacts)
-    pots, potted = infer_pots(ctx)
+    pots, potted = infer_pots(ctx, contacts)
     events += pots
     off, gone = infer_off_table(ctx, potted)
     events += off

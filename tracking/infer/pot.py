@@ -3,16 +3,22 @@
 A ball that leaves the table during a shot and is not seen again on the cloth is potted when its
 path runs into a pocket's drop circle (or a bed hole): the time is when its last piece reaches the
 circle (the drop order comes from these times, not from the frame it vanished in). A ball seen in a
-pocket's net is potted there. A ball that stops in the jaws stays on the table: it is no pot, and a
-hand lifting it out later is a ``ball_removed``. A ball coming to rest on a bed hole's edge and
-dropping later (bar billiards 2f b) is potted with ``edge_wait_s``, the time it sat there.
+pocket's net is potted there. A ball struck at rest into a pocket faster than any frame shows (last
+seen still as a contact reached it, never seen again) is potted where its way along the line of
+centres runs, at a low confidence: the camera did not see it go. A ball that stops in the jaws stays
+on the table: it is no pot, and a hand lifting it out later is a ``ball_removed``. A ball coming to
+rest on a bed hole's edge and dropping later (bar billiards 2f b) is potted with ``edge_wait_s``, the
+time it sat there.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from tracking.events import Pot
+from tracking.infer.contact import Contact
 from tracking.infer.jump import landing_time
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
@@ -164,8 +170,46 @@ def _hidden_drop(ctx: ShotContext, m: BallMotion, t: float, min_s: float) -> boo
     return run == f.n_frames - 1 or float(f.t[run] - f.t[k]) + ctx.dt >= min_s
 
 
-def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
-    """The shot's pots, and the balls they account for."""
+def _struck_unseen(ctx: ShotContext, m: BallMotion, t_last: float, contacts: Sequence[Contact]) -> tuple[int, float, np.ndarray] | None:
+    """For a ball last seen at rest as a contact reached it and never seen again (too fast for the
+    camera from the blow on): the drop circle that its way along the line of centres, straight from
+    where it rested, runs into before it crosses a cushion line alongside its cushion, the time it got
+    there at the striker's speed of approach, and the place; None if there is no such blow or way."""
+    g = ctx.geometry
+    if m.r0 is None:
+        return None
+    blows = [c for c in contacts if c.b == m.i and -ctx.dt <= c.t - t_last <= 2.0 * ctx.dt]
+    if not blows:
+        return None
+    c = blows[0]
+    u = m.r0 - c.xy
+    size = float(np.linalg.norm(u))
+    if size < 0.5 * ctx.R:
+        return None  # no line of centres to follow
+    u = u / size
+    s = np.linspace(0.0, float(np.hypot(g.length_mm, g.width_mm)), 800)
+    pos = m.r0 + s[:, None] * u
+    gap = np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) - g.pocket_r[None]
+    inside = np.flatnonzero(np.any(gap <= 0.0, axis=1))
+    if not len(inside):
+        return None
+    j = int(inside[0])
+    for line in g.main_lines:
+        d = line.distance(pos[:j + 1])
+        cross = np.flatnonzero(d <= 0.0)
+        if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
+            return None  # it would have come off that cushion, and been seen
+    k = int(np.argmin(gap[j]))
+    # it leaves along the line of centres at about the striker's speed into the blow (equal masses)
+    striker = ctx.motions[c.a]
+    p = striker.piece_at(c.t - 0.25 * ctx.dt) if striker.moved else None
+    v_in = float(np.linalg.norm(p.velocity(c.t - 0.25 * ctx.dt))) if p is not None else 0.0
+    return k, float(c.t + s[j] / max(float(c.approach), v_in, 100.0)), pos[j]
+
+
+def infer_pots(ctx: ShotContext, contacts: Sequence[Contact] = ()) -> tuple[list[Pot], set[int]]:
+    """The shot's pots, and the balls they account for (``contacts``: the shot's ball-ball contacts,
+    for a ball struck into a pocket too fast for any frame to see it go)."""
     cfg = ctx.config
     g = ctx.geometry
     out: list[Pot] = []
@@ -186,21 +230,30 @@ def infer_pots(ctx: ShotContext) -> tuple[list[Pot], set[int]]:
         d_ahead = np.linalg.norm(g.pocket_xy - ahead, axis=1) - g.pocket_r
         k = int(np.argmin(np.minimum(d_now, d_ahead)))
         near = min(d_now[k], d_ahead[k])
-        if not seen_in_net and near > cfg.pot_near_mm:
-            continue
-        if flew_over(ctx, m, t_last, xy, v):
-            continue  # off the table, not potted (a net it is claimed in may hold a ball potted before)
-        still = not m.moved or (m.nudged and m.cause != "ball")
-        if still and not (g.is_hole[k] and d_now[k] > -ctx.R):
-            continue  # a ball nothing reached only drops from a hole's edge; otherwise a hand took it
-        t = _entry(ctx, m, t_last, xy, v, k)
-        edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
-        conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)
-        if _hidden_drop(ctx, m, t, cfg.hidden_min_s):
-            conf = min(conf, cfg.hidden_confidence)
-        pos = xy if t >= t_last else (m.at(t) if m.at(t) is not None else xy)
-        out.append(Pot(t_s=t, ball=m.id, pocket=g.pocket_ids[k], xy_mm=(float(pos[0]), float(pos[1])),
-                       edge_wait_s=round(edge_wait, 3), confidence=conf))
-        done.add(m.i)
+        if seen_in_net or near <= cfg.pot_near_mm:
+            if flew_over(ctx, m, t_last, xy, v):
+                continue  # off the table, not potted (a net it is claimed in may hold a ball potted before)
+            still = not m.moved or (m.nudged and m.cause != "ball")
+            # (a ball nothing reached only drops from a hole's edge; otherwise a hand took it)
+            if not still or (g.is_hole[k] and d_now[k] > -ctx.R):
+                t = _entry(ctx, m, t_last, xy, v, k)
+                edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
+                conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)
+                if _hidden_drop(ctx, m, t, cfg.hidden_min_s):
+                    conf = min(conf, cfg.hidden_confidence)
+                pos = xy if t >= t_last else (m.at(t) if m.at(t) is not None else xy)
+                out.append(Pot(t_s=t, ball=m.id, pocket=g.pocket_ids[k], xy_mm=(float(pos[0]), float(pos[1])),
+                               edge_wait_s=round(edge_wait, 3), confidence=conf))
+                done.add(m.i)
+                continue
+        if speed * ctx.dt < cfg.move_mm and not seen_in_net:
+            # last seen still (or hardly moving), and gone: struck by a ball into a pocket faster than the
+            # frames show (a blurred streak vision does not find), a pot the camera did not see: the rules ask
+            struck = _struck_unseen(ctx, m, t_last, contacts)
+            if struck is not None:
+                k, t, pos = struck
+                out.append(Pot(t_s=t, ball=m.id, pocket=g.pocket_ids[k], xy_mm=(float(pos[0]), float(pos[1])),
+                               edge_wait_s=0.0, confidence=cfg.hidden_confidence))
+                done.add(m.i)
     out.sort(key=lambda p: p.t_s)
     return out, done
