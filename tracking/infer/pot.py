@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from tracking.events import Pot
+from tracking.geometry import TableGeometry
 from tracking.infer.contact import Contact
 from tracking.infer.jump import landing_time
 from tracking.infer.shot import BallMotion, ShotContext
@@ -93,10 +94,14 @@ def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: n
     """Whether the ball's way on from its last sighting (its last piece, then straight on at its last
     velocity for ``pot_horizon_frames``) crosses a cushion's line alongside the cushion before it comes
     into any drop circle: a ball not seen again after that did not come off the cushion, it flew over."""
-    g = ctx.geometry
-    ts, pos = _way_on(ctx, m, t_last, xy, v, 200)
+    return _cushion_before_pocket(ctx.geometry, _way_on(ctx, m, t_last, xy, v, 200)[1])
+
+
+def _cushion_before_pocket(g: TableGeometry, pos: np.ndarray) -> bool:
+    """Whether the way through the places ``pos`` (n, 2) crosses a cushion's line alongside the cushion
+    (not in a pocket's mouth) before it comes into any drop circle."""
     in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
-    end = int(in_pocket[0]) if len(in_pocket) else len(ts)
+    end = int(in_pocket[0]) if len(in_pocket) else len(pos)
     for line in g.main_lines:
         d = line.distance(pos[:end])
         cross = np.flatnonzero(d <= 0.0)
@@ -194,11 +199,8 @@ def _struck_unseen(ctx: ShotContext, m: BallMotion, t_last: float, contacts: Seq
     if not len(inside):
         return None
     j = int(inside[0])
-    for line in g.main_lines:
-        d = line.distance(pos[:j + 1])
-        cross = np.flatnonzero(d <= 0.0)
-        if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
-            return None  # it would have come off that cushion, and been seen
+    if _cushion_before_pocket(g, pos):
+        return None  # it would have come off that cushion, and been seen
     k = int(np.argmin(gap[j]))
     # it leaves along the line of centres at about the striker's speed into the blow (equal masses)
     striker = ctx.motions[c.a]
