@@ -49,8 +49,9 @@ class MonitorConfig:
     search_px: float = 10.0  # how far from the expected line the nose is looked for; a bigger jump is a bump
     ok_px: float = 0.8  # median shift below which nothing is done (noise, compression)
     # frames in a row whose shift exceeds ok_px (but not twice ok_px) before it is followed: a still 1080p
-    # camera's sensor noise takes about one frame in a hundred past 0.8 px, hardly ever two in a row; a drift stays
-    follow_frames: int = 2
+    # camera's sensor noise takes about one frame in a hundred past 0.8 px, now and then two in a row (the
+    # baseline is one frame's reading, its noise in every shift after it), hardly ever three; a drift stays
+    follow_frames: int = 3
     follow_px: float = 8.0  # shifts up to this are followed by refitting the lines; beyond, recalibrate
     min_seen: float = 0.5  # share of a side's profiles that must find the edge for the side to count
     min_sides: int = 3  # sides that must count for a frame to be judged at all

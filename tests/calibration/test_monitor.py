@@ -94,11 +94,15 @@ def test_one_noisy_frame_is_not_followed_and_sparse_follows_are_no_drift(bumped_
     states = [keeper.update(frame, i / FPS) for i in range(len(shifts))]
     assert all(s.valid and s.status == "ok" for s in states)
     assert not keeper.events and not full
-    # a real drift stays: followed from its second frame, and refreshed by a full calibration once a second
+    # ... nor two such frames in a row
+    keeper, full = _scripted_keeper(frame, [0.3, 0.9, 1.0, 0.2, -0.95, -0.9, 0.1] * 15)
+    assert all(keeper.update(frame, i / FPS).status == "ok" for i in range(105))
+    assert not keeper.events and not full
+    # a real drift stays: followed from its third frame, and refreshed by a full calibration once a second
     drift = [1.0] * 75
     keeper, full = _scripted_keeper(frame, drift)
     states = [keeper.update(frame, i / FPS) for i in range(len(drift))]
-    assert states[0].status == "ok" and states[1].status == "followed"
+    assert states[0].status == states[1].status == "ok" and states[2].status == "followed"
     assert len(full) == 2  # at 1.0 s and 2.0 s of following
     # a jump past 1.6 px is followed at once; follows seconds apart are separate nudges, never refreshed
     nudges = ([2.0] + [0.1] * 44) * 4
