@@ -2,7 +2,7 @@
 
 :func:`median` is ``np.median`` for the short arrays a frame's work takes medians of (a side's two
 dozen cushion profiles, a handful of balls, a few frames of one ball): the same value bit for bit,
-without the generic reduction's dispatch, which costs ten times the sort itself at these sizes
+without the generic reduction's dispatch, which costs more than the sort itself at these sizes
 (``tests/calibration/test_numeric.py`` holds it to ``np.median``).
 """
 
