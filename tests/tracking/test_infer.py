@@ -1197,3 +1197,24 @@ def test_a_ball_struck_out_of_sight_towards_a_cushion_is_no_pot():
     scene = Scene()
     _struck_out_of_sight(red, (1.0, 0.0), scene)
     assert not of(events(scene, t_end=5.0), Pot)
+
+
+def test_a_ball_first_seen_for_one_frame_in_the_shot_and_gone_is_no_removal():
+    """A knuckle of the hand that holds the cue taken for a yellow in one frame late in a shot, named,
+    then never seen again: it was never on the table, so it was not taken off it (a removal of a ball
+    not on the table is a log the rules engine refuses)."""
+    cue0, t0 = (500.0, 400.0), 1.0
+
+    def balls_at(k, t):
+        x = cue0[0] + 600.0 * max(t - t0, 0.0) - 150.0 * max(t - t0, 0.0) ** 2  # rolls to rest at t0 + 2 s
+        balls = {"r1": ((1300.0, 400.0), TrackState.SEEN), "cue": ((min(x, cue0[0] + 600.0), cue0[1]), TrackState.SEEN)}
+        if k == 75:
+            balls["y1"] = ((1200.0, 300.0), TrackState.SEEN)
+        elif 75 < k < 90:
+            balls["y1"] = ((np.nan, np.nan), TrackState.MISSING)
+        return balls
+
+    out = _infer_written(FICHA, 150, balls_at)
+    assert of(out, ShotStart) and of(out, ShotStart)[0].ball == "cue"
+    assert not of(out, BallRemoved)
+    assert not [e for e in out if getattr(e, "ball", None) == "y1"]

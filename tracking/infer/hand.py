@@ -2,7 +2,9 @@
 hand and is gone when the hand leaves. A removal that the strike follows within the half second the
 tracker waits before it gives a ball up is only seen in the shot's frames, so the shot analysis
 reports it (before the strike, among the shot's ``before`` events). A ball lifted out of a pocket's
-jaws is removed, never potted. (Placements and removals in quiet time are watched live by
+jaws is removed, never potted. A ball that was not on the table when the shot began (seen first in
+the shot, not standing where an arm hid it) and is gone again was never in play: a hand or a sleeve
+taken for a ball for a moment, no removal. (Placements and removals in quiet time are watched live by
 :class:`tracking.infer.EventInferer`.)"""
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def removed_in_shot(ctx: ShotContext, accounted: set[int]) -> tuple[list[BallRem
     out: list[BallRemoved] = []
     done: set[int] = set()
     for m in ctx.motions:
-        if m.i in accounted or m.r0 is None or (m.moved and not (m.nudged and m.cause is None)):
+        if m.i in accounted or m.r0 is None or not m.present0 or (m.moved and not (m.nudged and m.cause is None)):
             continue
         last = vanished(ctx, m)
         if last is None:
