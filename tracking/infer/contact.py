@@ -23,7 +23,7 @@ from tracking.events import BallBall
 from tracking.geometry import outline_width, polygon_distance
 from tracking.infer.shot import BallMotion, ShotContext
 
-__all__ = ["Contact", "infer_contacts", "contact_events"]
+__all__ = ["Contact", "infer_contacts", "contact_events", "velocity_before"]
 
 
 class Contact:
@@ -86,13 +86,14 @@ def _oriented(ctx: ShotContext, i: int, j: int, t: float) -> tuple[int, int, flo
         return i, j, 0.0
     n = pj - pi
     n = n / max(np.linalg.norm(n), 1e-9)
-    vi = _velocity_before(mi, t, ctx.dt)
-    vj = _velocity_before(mj, t, ctx.dt)
+    vi = velocity_before(mi, t, ctx.dt)
+    vj = velocity_before(mj, t, ctx.dt)
     ui, uj = float(vi @ n), float(-(vj @ n))
     return (i, j, ui - (-uj)) if ui >= uj else (j, i, uj + ui)
 
 
-def _velocity_before(m: BallMotion, t: float, dt: float) -> np.ndarray:
+def velocity_before(m: BallMotion, t: float, dt: float) -> np.ndarray:
+    """Ball ``m``'s velocity (2,) a quarter of a frame before ``t`` (none before it started moving)."""
     if not m.moved or m.t_start is None or t <= m.t_start + 1e-6:
         return np.zeros(2)
     p = m.piece_at(t - 0.25 * dt)
@@ -126,7 +127,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             if gap > cfg.contact_tol_mm:
                 continue
             # weights: how sharply each estimate fixes the time
-            va = _velocity_before(a, t_geo, dt)
+            va = velocity_before(a, t_geo, dt)
             if late > dt:
                 # b left too slowly for its start to time the contact, and a's path may never quite
                 # reach b's place (the closest approach has no speed of closing): a's own change of

@@ -19,7 +19,7 @@ import numpy as np
 
 from tracking.events import Pot
 from tracking.geometry import TableGeometry
-from tracking.infer.contact import Contact
+from tracking.infer.contact import Contact, velocity_before
 from tracking.infer.jump import landing_time
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
@@ -203,9 +203,7 @@ def _struck_unseen(ctx: ShotContext, m: BallMotion, t_last: float, contacts: Seq
         return None  # it would have come off that cushion, and been seen
     k = int(np.argmin(gap[j]))
     # it leaves along the line of centres at about the striker's speed into the blow (equal masses)
-    striker = ctx.motions[c.a]
-    p = striker.piece_at(c.t - 0.25 * ctx.dt) if striker.moved else None
-    v_in = float(np.linalg.norm(p.velocity(c.t - 0.25 * ctx.dt))) if p is not None else 0.0
+    v_in = float(np.linalg.norm(velocity_before(ctx.motions[c.a], c.t, ctx.dt)))
     return k, float(c.t + s[j] / max(float(c.approach), v_in, 100.0)), pos[j]
 
 
