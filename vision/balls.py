@@ -55,6 +55,7 @@ class BallFits:
     stretch: np.ndarray  # (n,) how elongated the outline is: its second angular harmonic, px (motion blur)
     core: np.ndarray  # (n, S, 3) float32 colours sampled in the core
     core_score: np.ndarray  # (n,) median foreground score of the core
+    min_contrast: np.ndarray  # (n,) the colour step an edge needed to count (grey levels)
 
 
 def _sample_low(score: np.ndarray, pts_full: np.ndarray, scale: int) -> np.ndarray:
@@ -119,13 +120,15 @@ def fine_band(radius: np.ndarray, scale: int) -> np.ndarray:
 
 
 def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray,
-              n_rays: int, min_contrast: float, packed: bool = False, chroma_shift: np.ndarray | None = None,
+              n_rays: int, min_contrast: float | np.ndarray, packed: bool = False, chroma_shift: np.ndarray | None = None,
               shape: np.ndarray | None = None, retry: np.ndarray | None = None) -> BallFits:
     """Both passes for candidates at ``centres`` (n, 2) full-res px with predicted (mean) radii
     ``radius`` and outline shapes ``shape`` (n, 2, 2; None: circles); the fine pass reads the
     picture's colour ``chroma_shift`` px off its brightness (see :func:`vision.fit.sample_rays`).
     ``retry`` (n,) bool: which rough outlines may be fitted again from starts round them (None: all;
     not in a pocket's mouth, whose dark drop holds a ball-sized round patch somewhere).
+    ``min_contrast``: the colour step (grey levels) an edge needs to count, one for all or (n,) one
+    per candidate (less where the cloth is dimly lit).
 
     ``packed``: the candidates sit in a cluster of touching balls (a rack), found by their circles'
     edges: the coarse pass is skipped (there is no cloth round them to find an edge against) and an
@@ -133,8 +136,9 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     n = len(centres)
     if n == 0:
         z = np.zeros(0)
-        return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z)
+        return BallFits(np.zeros((0, 2)), z, z, z, z, z, z, z, np.zeros((0, 19, 3), np.float32), z, z)
     centres = np.asarray(centres, dtype=np.float64)
+    min_contrast = np.broadcast_to(np.asarray(min_contrast, dtype=np.float64), (n,))
     c1 = centres if packed else _coarse(score, scale, centres, radius, n_rays, shape)[0]
     # ---- pass 2 on the full picture --------------------------------------------------------
     unit = ray_directions(n_rays)
@@ -148,8 +152,9 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
         pts, _, contrast = find_edges(rs, reach[sel] if shape is not None else radius[sel])
         beyond = c[:, None, :] + unit[None, :, :] * (reach[sel] + (w[sel] + 0.5 * scale)[:, None])[..., None]
         cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
-        w0 = ((contrast >= min_contrast) & cloth_beyond).astype(np.float64)
-        w0 *= np.clip(contrast / (2 * min_contrast), 0.25, 1.0)
+        need = min_contrast[sel, None]
+        w0 = ((contrast >= need) & cloth_beyond).astype(np.float64)
+        w0 *= np.clip(contrast / (2 * need), 0.25, 1.0)
         c2, _, res, wf = fit_circles(pts, w0, c, radius[sel], shape=None if shape is None else shape[sel])
         return pts, contrast, c2, res, wf
 
@@ -211,4 +216,5 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     core = sample_core(image, c2, radius)
     cp = c2[:, None, :] + _CORE_UNIT[None, :, :] * radius[:, None, None]
     core_score = np.sort(_sample_low(score, cp, scale), axis=1)[:, len(_CORE_UNIT) // 2]  # the median of an odd count
-    return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, stretch, core, core_score)
+    return BallFits(c2, r3, np.asarray(radius, dtype=np.float64), visible, gap, med_contrast, rms, stretch, core, core_score,
+                    np.array(min_contrast))

@@ -50,6 +50,17 @@ class DetectorConfig:
     min_edge_contrast: float = 12.0
     """Grey levels (Euclidean, BGR) that a colour step must have to count as a ball's edge. Raise for
     noisy cameras."""
+    edge_contrast_of_light: float = 0.3
+    """Where the cloth is dimly lit the edge's step may be smaller: the step needed is the smaller of
+    ``min_edge_contrast`` and this share of the cloth's brightness there (grey levels, Euclidean). A
+    black ball on dark green cloth in a dim room differs from the cloth by about half the cloth's
+    brightness (seen on rendered low-light clips: cloth about 29 grey levels, the ball's edge about
+    14): a fixed 12 loses most of its outline. With the defaults, cloth brighter than 40 grey levels
+    keeps the fixed 12."""
+    min_edge_contrast_dim: float = 6.0
+    """Grey levels: the least step that counts as an edge however dim the cloth (about 2.5 times a
+    video's noise of 2 grey levels per channel, which a step across two noisy readings shows). Raise
+    for noisy cameras in dim rooms."""
     max_continued: float = 0.2
     """Share of two rings round an outline (1.6 and 2.1 radii out, other balls left out) that may be
     in the outline's own colour: a ball stands among cloth, shadows and things of other colours; a

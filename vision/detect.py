@@ -277,7 +277,7 @@ class Detector:
             self._moved.popleft()
         by_pocket = self._by_pockets(cand)
         fits = fit_balls(image, score, s, cand, self._radius_px(cand) * self.radius_scale,
-                         self.cfg.n_rays, self.cfg.min_edge_contrast, chroma_shift=self.chroma_shift, shape=self._shape_px(cand),
+                         self.cfg.n_rays, self._edge_contrast(cand), chroma_shift=self.chroma_shift, shape=self._shape_px(cand),
                          retry=~by_pocket)
         keep = self._accept(fits, by_pocket)
         stays |= self._rough_in_place(fits, keep, old, again & old_still & (old.state == BallState.VISIBLE))
@@ -417,6 +417,17 @@ class Detector:
             raise ValueError(f"the picture is {image.shape[1]}x{image.shape[0]} but the calibration was made for {w}x{h}: "
                              "calibrate this video (cueref calibrate VIDEO --table ... --out CAL.json) and pass that")
 
+    def _edge_contrast(self, centres: np.ndarray) -> np.ndarray:
+        """The colour step (grey levels) an edge needs to count as the outline of a ball at ``centres``
+        (n, 2) full-res px: ``min_edge_contrast``, less where the cloth is dimly lit (a share of its
+        brightness there, at least ``min_edge_contrast_dim``)."""
+        cfg = self.cfg
+        if not len(centres):
+            return np.zeros(0)
+        q = self._low_px(centres)
+        light = self._bg.light((q[:, 1], q[:, 0]))
+        return np.clip(cfg.edge_contrast_of_light * light, cfg.min_edge_contrast_dim, cfg.min_edge_contrast)
+
     def _radius_px(self, centres: np.ndarray) -> np.ndarray:
         return self._view.radius_at_px(centres) if len(centres) else np.zeros(0)
 
@@ -474,7 +485,7 @@ class Detector:
         # worth their cost (once): circles found by their edges anywhere on the table, as well
         cand = np.concatenate([self._candidates(fg, bg.roi, whole), self._circles(image, bg.roi)])
         by_pocket = self._by_pockets(cand)
-        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self.cfg.min_edge_contrast,
+        fits = fit_balls(image, s0, self._scale, cand, self._radius_px(cand), self.cfg.n_rays, self._edge_contrast(cand),
                          shape=self._shape_px(cand), retry=~by_pocket)
         ok = self._accept(fits, by_pocket) & self._inside(self._view.balls_to_table(fits.centre), 0.6)
         ok[ok] &= np.isin(np.arange(ok.sum()), _nms(fits.centre[ok], fits.visible[ok], 1.2 * fits.radius_pred[ok]))
@@ -526,7 +537,7 @@ class Detector:
         cfg = self.cfg
         by_pocket = by_pocket & ((fits.visible < cfg.min_visible_by_pocket) | (fits.gap > 1 / 3))
         ratio = fits.radius / np.maximum(fits.radius_pred, 1e-6)
-        base = (fits.core_score >= 1.0) & (fits.contrast >= cfg.min_edge_contrast)  # a ring (a projected circle) is cloth inside
+        base = (fits.core_score >= 1.0) & (fits.contrast >= fits.min_contrast)  # a ring (a projected circle) is cloth inside
         sharp = ((fits.visible >= cfg.min_visible) & (fits.gap <= 0.5) & (np.abs(ratio - 1.0) <= cfg.radius_tolerance)
                  & (fits.rms <= cfg.max_edge_rms * fits.radius_pred + 0.4))
         blurred = ((fits.visible >= 0.8) & (fits.gap <= 0.25) & (ratio >= 1.0 - 1.5 * cfg.radius_tolerance)
@@ -594,7 +605,7 @@ class Detector:
         clear = (visible >= 0.8) & ~airborne & ~in_pocket
         state = np.where(airborne, BallState.AIRBORNE, BallState.VISIBLE).astype(np.uint8)
         state[in_pocket] = BallState.IN_POCKET
-        score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * cfg.min_edge_contrast), 0, 1), 0, 1)
+        score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * fits.min_contrast[idx]), 0, 1), 0, 1)
         return BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm, xy_px=centre,
                               radius_px=radius, height_mm=lift, label=label, class_prob=prob,
                               score=score.astype(np.float32), state=state), f, clear
@@ -683,7 +694,7 @@ class Detector:
             return BallDetections.empty(frame, t_s, self.classes), np.zeros((0, 3)), np.zeros(0, bool)
         c = np.array(cand, dtype=np.float64)
         fits = fit_balls(image, score, s, c, self._radius_px(c) * self.radius_scale, self.cfg.n_rays,
-                         self.cfg.min_edge_contrast, packed=True, chroma_shift=self.chroma_shift, shape=self._shape_px(c))
+                         self._edge_contrast(c), packed=True, chroma_shift=self.chroma_shift, shape=self._shape_px(c))
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
@@ -892,7 +903,7 @@ class Detector:
         idx = np.nonzero(look)[0]
         cfg = self.cfg
         refused = np.nonzero(~keep & (fits.visible >= cfg.min_visible) & (fits.core_score >= 1.0)
-                             & (fits.contrast >= cfg.min_edge_contrast))[0]
+                             & (fits.contrast >= fits.min_contrast))[0]
         if not len(idx) or not len(refused):
             return hold
         place, r = old.xy_px[idx], old.radius_px[idx]
@@ -906,7 +917,8 @@ class Detector:
     def _standing(self, parts: "_Parts", old: BallDetections, look: np.ndarray) -> np.ndarray:
         """Which of the previous frame's balls (``look``: those that stood still and were looked at again)
         still stand where they were though no outline was fitted: a round, ball-sized blob of the
-        leftover foreground is centred on the place (``standing_shift``). Such a blob is the ball (a
+        leftover foreground is centred on the place (``standing_shift``), or lies within a radius of it
+        and covers most of the ball's disc there (the ball with its shadow's side). Such a blob is the ball (a
         dark ball whose edge merges with its shadow, at a look over the whole table); taken for an
         occluder, it would report its own ball hidden under itself. Marks the blobs used."""
         stand = np.zeros(len(old), bool)
@@ -921,14 +933,19 @@ class Detector:
         for row, k in enumerate(idx):
             j = int(np.argmin(d[row]))
             i = ids[j]
-            if d[row, j] > self.cfg.standing_shift * r or parts.used[i]:
+            if parts.used[i] or d[row, j] > r:
                 continue
             if not 0.35 * math.pi * r * r <= parts.area(i) <= 2.2 * math.pi * r * r:  # with its shadow or halo
                 continue
+            # centred on the place, or covering the ball's disc there with its shadow's side beside it
+            covers = parts.covers(i, at[row], 0.7 * r) >= 0.8
+            if d[row, j] > self.cfg.standing_shift * r and not covers:
+                continue
             minor, major, _ = _spread(parts.mask(i))
-            # roundish (a disc's spread is r/2 each way; the shadow's side may stay with the ball), not
-            # a cue's shaft or a finger across the place
-            if 0.3 * r <= minor and major <= 1.6 * minor:
+            # roundish (a disc's spread is r/2 each way; the shadow's side may stay with the ball, and
+            # lengthen it a little more where it covers the disc), not a cue's shaft or a finger across
+            # the place
+            if 0.3 * r <= minor and major <= (2.0 if covers else 1.6) * minor:
                 stand[k] = True
                 parts.use([i])
         return stand
@@ -1251,6 +1268,20 @@ class _Parts:
         y1, x1 = min(self.lab.shape[0], y + h + reach), min(self.lab.shape[1], x + w + reach)
         near = cv2.dilate((self.lab[y0:y1, x0:x1] == i).astype(np.uint8), np.ones((2 * reach + 1, 2 * reach + 1), np.uint8))
         return bool(np.isin(self.lab[y0:y1, x0:x1][near.astype(bool)], big).any())
+
+    def covers(self, i: int, centre: np.ndarray, radius: float) -> float:
+        """The share of the disc of ``radius`` round ``centre`` (the shrunk picture's px) that blob ``i``
+        covers."""
+        x0, y0 = self.win.x0, self.win.y0
+        h, w = self.lab.shape
+        r = int(np.ceil(radius))
+        cx, cy = int(round(centre[0])) - x0, int(round(centre[1])) - y0
+        ys, xs = np.mgrid[cy - r:cy + r + 1, cx - r:cx + r + 1]
+        disc = (xs - (centre[0] - x0)) ** 2 + (ys - (centre[1] - y0)) ** 2 <= radius * radius
+        inside = disc & (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+        if not disc.any():
+            return 0.0
+        return float(np.count_nonzero(self.lab[ys[inside], xs[inside]] == i)) / float(np.count_nonzero(disc))
 
     def use(self, ids) -> None:
         self.used[np.asarray(ids, dtype=int)] = True

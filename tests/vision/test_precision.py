@@ -91,7 +91,7 @@ def _fits(centres, visible, rms) -> BallFits:
     n = len(c)
     one = np.ones(n)
     return BallFits(c, 10.0 * one, 10.0 * one, np.asarray(visible, float), 0.05 * one, 25.0 * one, np.asarray(rms, float),
-                    np.zeros(n), np.zeros((n, 19, 3), np.float32), 2.0 * one)
+                    np.zeros(n), np.zeros((n, 19, 3), np.float32), 2.0 * one, 12.0 * one)
 
 
 def test_a_still_ball_whose_refit_is_refused_as_rough_stands_where_it_was():
