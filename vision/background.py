@@ -24,9 +24,17 @@ import cv2
 from calibration.numeric import median
 from vision.config import DetectorConfig
 
-__all__ = ["ClothBackground", "brightness_and_hue", "change_score"]
+__all__ = ["ClothBackground", "brightness_and_hue", "change_score", "channel_sum"]
 
 _DARK = 20.0  # grey levels: below this a background colour's hue and brightness ratio are noise
+
+
+def channel_sum(img: np.ndarray) -> np.ndarray:
+    """Sum of the three channels of a uint8 picture (h, w, 3), saturating at 255, as ``cv2.transform``
+    with a row of ones gives it, in a fraction of its time (its uint8 path is slow: 0.5-2 ms for a
+    640 x 360 picture against 0.15 ms for two saturating adds, which give the same sums)."""
+    b, g, r = cv2.split(img)
+    return cv2.add(cv2.add(b, g), r)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -190,7 +198,7 @@ class ClothBackground:
             k *= 1.0 / max(self.gain, 1e-3)
             self._ratio = k
         s = change_score(k, chroma, self.tolerance, self.cfg)
-        s[~self.roi[win]] = 0.0
+        cv2.multiply(s, self.roi[win].view(np.uint8), dst=s, dtype=cv2.CV_32F)  # 0 beyond the table
         return s
 
     def update(self, low: np.ndarray, score: np.ndarray, protect: np.ndarray, dt_s: float,
@@ -207,7 +215,7 @@ class ClothBackground:
         bgw = self.bg[win]
         if self.gain > 0:
             cv2.accumulateWeighted(f * (1.0 / self.gain), bgw, self.cfg.cloth_rate, cloth)
-        moved = cv2.transform(cv2.absdiff(lw, self._prev[win]), np.ones((1, 3), np.float32)) > 24
+        moved = channel_sum(cv2.absdiff(lw, self._prev[win])) > 24
         candidate = (sw >= 1.0) & ~protect & roi & ~moved
         still = self.still[win]
         np.add(still, 1, out=still, where=candidate)  # frames it has stood still, up to 65000; 0 when not

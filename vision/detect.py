@@ -38,7 +38,7 @@ import numpy as np
 from calibration.camera import Calibration
 from calibration.numeric import median
 from calibration.table import TableProfile
-from vision.background import ClothBackground
+from vision.background import ClothBackground, channel_sum
 from vision.balls import BallFits, fine_band, fit_balls, sample_core
 from vision.colour import FAR, FOREIGN, ColourModel, summarise_colours
 from vision.config import DetectorConfig
@@ -228,7 +228,7 @@ class Detector:
             win = _Window.whole(bg.roi.shape)
             region = bg.roi
         else:
-            changed = cv2.bitwise_and(cv2.compare(_channel_sum(cv2.absdiff(low, self._ref_low)), _CHANGE_GREY, cv2.CMP_GT), bg.roi_u8)
+            changed = cv2.bitwise_and(cv2.compare(channel_sum(cv2.absdiff(low, self._ref_low)), _CHANGE_GREY, cv2.CMP_GT), bg.roi_u8)
             # a ball in the air cannot hover: where it was is looked at again, changed or not
             air = prev.balls.state == BallState.AIRBORNE
             if air.any():
@@ -358,7 +358,7 @@ class Detector:
         # again when it changes, or at the next examination of the whole table)
         if self._ref_low is None:
             self._ref_low = low.copy()
-        np.copyto(self._ref_low[win.slices], low[win.slices], where=region[win.slices][..., None])
+        cv2.copyTo(low[win.slices], region[win.slices].view(np.uint8), self._ref_low[win.slices])  # in place, where examined
         self._prev = FrameDetections(frame, t_s, balls, pins, tuple(o[0] for o in self._occ))
         return self._prev
 
@@ -1050,11 +1050,6 @@ def _fill_discs(mask: np.ndarray, view: TableView, discs: list, s: int) -> None:
     each seen ``h_mm`` above the cloth (24-gons)."""
     for xy, radius, h in discs:
         _fill_table_polygon(mask, view, np.asarray(xy) + radius * _DISC, h, s)
-
-
-def _channel_sum(img: np.ndarray) -> np.ndarray:
-    """Sum of the three channels of a uint8 picture (saturating at 255): one cheap pass."""
-    return cv2.transform(img, np.ones((1, 3), np.float32))
 
 
 def _nms(pts: np.ndarray, strength: np.ndarray, min_dist: np.ndarray) -> np.ndarray:
