@@ -90,14 +90,23 @@ PointMm = pair("[x_mm, y_mm]")
 
 
 def path_text(loc: tuple[Any, ...]) -> str:
-    """``('balls', 2, 'colour')`` -> ``balls[2].colour``."""
+    """``('balls', 2, 'colour')`` -> ``balls[2].colour``; a key that is not printable text as it
+    would be written in Python (``pins['\\n']``: a message stays on one line)."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not str(part).isprintable():
+            out += f"[{str(part)!r}]"
         else:
             out += f".{part}" if out else str(part)
     return out
+
+
+def _key_text(key: Any) -> str:
+    """A mapping's key as a message names it: as it is, or as Python writes it if not printable."""
+    text = str(key)
+    return text if text.isprintable() else repr(text)
 
 
 def shorten(value: Any, limit: int = 60) -> str:
@@ -182,7 +191,7 @@ def one_line(
     extra = [e for e in errors if e["type"] in ("extra_forbidden", "unexpected_keyword_argument")]
     if extra:
         parent = tuple(extra[0]["loc"][skip:-1])
-        keys = [str(e["loc"][-1]) for e in extra if tuple(e["loc"][skip:-1]) == parent]
+        keys = [_key_text(e["loc"][-1]) for e in extra if tuple(e["loc"][skip:-1]) == parent]
         return unknown.format(
             path=path_text(parent), at=_at(parent), names=", ".join(keys),
             paths=", ".join(repr(path_text(parent + (k,))) for k in keys),

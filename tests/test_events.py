@@ -125,6 +125,9 @@ GOOD = '{"kind":"at_rest","t_s":1.0}'
         pytest.param('{"kind":"pot","t_s":2,"ball":"","pocket":"TL"}', "pot: field 'ball' must be a non-empty string", id="empty id"),
         pytest.param('{"kind":"at_rest","t_s":2,"positions":{"":[1,2]}}', "at_rest: field 'positions' has a key '' that must be a non-empty string",
                      id="empty id in positions"),
+        pytest.param('{"kind":"at_rest","t_s":2,"pins":{"\\n":null}}', "at_rest: field 'pins['\\n']' must be [x_mm, y_mm]",
+                     id="a newline as a pin's id"),
+        pytest.param('{"kind":"at_rest","t_s":2,"a\\tb":1}', "at_rest: unknown field(s) 'a\\tb'", id="a tab in an unknown field's name"),
     ],
 )
 def test_bad_logs_are_refused_with_line_and_reason(line, reason):
