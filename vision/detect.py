@@ -938,7 +938,9 @@ class Detector:
             if not 0.35 * math.pi * r * r <= parts.area(i) <= 2.2 * math.pi * r * r:  # with its shadow or halo
                 continue
             # centred on the place, or covering the ball's disc there with its shadow's side beside it
-            covers = parts.covers(i, at[row], 0.7 * r) >= 0.8
+            # (not by a pocket's mouth: there a longer blob is a ball on its way into the pocket)
+            (qx, qy), = self._low_px(old.xy_px[k:k + 1])
+            covers = not self._pocket_zone[qy, qx] and parts.covers(i, at[row], 0.7 * r) >= 0.8
             if d[row, j] > self.cfg.standing_shift * r and not covers:
                 continue
             minor, major, _ = _spread(parts.mask(i))
