@@ -930,6 +930,8 @@ class Detector:
         cents = np.array([parts.centre(i) for i in ids])
         at = (old.xy_px[idx] + 0.5) / self._scale - 0.5  # in the shrunk picture, as the blobs' centres
         d = np.linalg.norm(cents[None] - at[:, None], axis=2)
+        q = self._low_px(old.xy_px[idx])
+        by_mouth = self._pocket_zone[q[:, 1], q[:, 0]]
         for row, k in enumerate(idx):
             j = int(np.argmin(d[row]))
             i = ids[j]
@@ -939,8 +941,7 @@ class Detector:
                 continue
             # centred on the place, or covering the ball's disc there with its shadow's side beside it
             # (not by a pocket's mouth: there a longer blob is a ball on its way into the pocket)
-            (qx, qy), = self._low_px(old.xy_px[k:k + 1])
-            covers = not self._pocket_zone[qy, qx] and parts.covers(i, at[row], 0.7 * r) >= 0.8
+            covers = not by_mouth[row] and parts.covers(i, at[row], 0.7 * r) >= 0.8
             if d[row, j] > self.cfg.standing_shift * r and not covers:
                 continue
             minor, major, _ = _spread(parts.mask(i))
