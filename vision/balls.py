@@ -1,9 +1,11 @@
 """Placing ball candidates to a fraction of a pixel, in two passes, all candidates at once.
 
 1. **Coarse**, on the low-resolution foreground score: rays from the candidate's centre outwards; on
-   each the outermost crossing from foreground to cloth is the ball's edge to within a low-res pixel.
-   Rays that end in foreground (a touching ball, a cue) or see none are dropped; a circle of the
-   predicted radius is fitted to the rest.
+   each the ball's edge, to within a low-res pixel, is the crossing from foreground to cloth nearest
+   the predicted radius among the outermost one and those followed by clear cloth before more
+   foreground (a projected ring round the ball, its far side within the rays' reach, must not pull
+   the circle). Rays that end in foreground (a touching ball, a cue) or see none are dropped; a
+   circle of the predicted radius is fitted to the rest.
 2. **Fine**, on the full picture around the coarse centre: rays across the expected edge only
    (``R +- w``); the edge on a ray is the strongest colour step, weighted towards the expected
    radius (a lamp's highlight inside the ball and a projected ring outside it are steps too). Rays
@@ -27,6 +29,7 @@ from vision.fit import find_edges, fit_circles, masked_median, outline_stretch, 
 
 __all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "CORE_RINGS"]
 
+_CLEAR = 0.5  # a foreground score under this is clear cloth (1: the foreground threshold)
 CORE_RINGS = ((0.0, 1), (0.3, 6), (0.6, 12))  # (radius as a share of the ball's, samples): the core's colour
 _CORE_UNIT = np.concatenate([share * np.stack([np.cos(a), np.sin(a)], -1)
                              for share, count in CORE_RINGS
@@ -87,8 +90,10 @@ def _longest_gap(kept: np.ndarray) -> np.ndarray:
 
 def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarray, n_rays: int,
             shape: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Pass 1: centres (n, 2) from the outermost foreground-to-cloth crossing on each ray; and the
-    share of rays that found one."""
+    """Pass 1: centres (n, 2) from a crossing from foreground to cloth on each ray: the outermost one,
+    or one nearer the expected radius that is followed by clear cloth (two samples running under
+    ``_CLEAR``: one is noise on dim cloth) before more foreground (beyond clear cloth lies no part of
+    the ball but a projected ring round it); and the share of rays that found one."""
     n = len(centres)
     m = 28
     unit = ray_directions(n_rays)
@@ -97,11 +102,14 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     s = _sample_low_xy(score, centres[:, 0, None, None] + unit[None, :, 0, None] * t[:, None, :],
                        centres[:, 1, None, None] + unit[None, :, 1, None] * t[:, None, :], scale)  # (n, K, m)
     fg = s >= 1.0
-    # outermost foreground sample whose outer neighbour is cloth
-    rev = fg[:, :, ::-1]
-    last = m - 1 - np.argmax(rev, axis=2)  # index of the outermost foreground sample
-    has = fg.any(axis=2) & ~fg[:, :, -1]
-    j = np.clip(last, 0, m - 2)
+    idx = np.arange(m)
+    next_fg = _next(fg, idx)  # (n, K, m): the first foreground sample at or after each one (m: none)
+    calm = s < _CLEAR
+    calm[:, :, :-1] &= calm[:, :, 1:]
+    cross = fg[:, :, :-1] & ~fg[:, :, 1:]  # (n, K, m - 1)
+    cross &= (next_fg[:, :, 1:] == m) | (_next(calm, idx)[:, :, 1:] < next_fg[:, :, 1:])
+    has = cross.any(axis=2) & ~fg[:, :, -1]
+    j = np.argmin(np.where(cross, np.abs(frac[:-1] + 0.5 * (frac[1] - frac[0]) - 1.0), np.inf), axis=2)
     nn, kk = np.arange(n)[:, None], np.arange(n_rays)[None, :]
     s0, s1 = s[nn, kk, j], s[nn, kk, j + 1]
     a = np.clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
@@ -112,6 +120,12 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     ok = w.sum(axis=1) >= 3
     c = np.where(ok[:, None], c, centres)
     return c, (wf > 0.2).mean(axis=1)
+
+
+def _next(mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Along the last axis of ``mask``: the index of the first True at or after each place (its length: none)."""
+    first = np.where(mask, idx, len(idx))[..., ::-1]
+    return np.minimum.accumulate(first, axis=-1)[..., ::-1]
 
 
 def fine_band(radius: np.ndarray, scale: int) -> np.ndarray:
