@@ -698,8 +698,14 @@ class Detector:
         kept = np.nonzero(self._accept(fits))[0]
         kept = kept[_nms(fits.centre[kept], fits.visible[kept], 1.5 * fits.radius_pred[kept])]
         kept = kept[~_near(fits.centre[kept], known_px, 1.5 * fits.radius_pred[kept])]  # a ball already found
-        parts.use(np.asarray(comp_of)[kept])
-        return self._ball_detections(fits, kept, frame, t_s, packed=True)
+        # every edge counts in a cluster, so the outline vouches less: a ball there must not be amid its own
+        # colour either (a knuckle among the others, a hand's blob holding round circles), its neighbours
+        # in the cluster left out
+        out = self._ball_detections(fits, kept, frame, t_s, packed=True,
+                                    surround=(image, np.concatenate([np.reshape(known_px, (-1, 2)), fits.centre[kept]])))
+        took = _near(fits.centre[kept], out[0].xy_px, 0.5)
+        parts.use(np.asarray(comp_of)[kept[took]])
+        return out
 
     def _blobs(self, image: np.ndarray, parts: "_Parts", region: np.ndarray, frame: int, t_s: float,
                known_px: np.ndarray | None = None) -> tuple[BallDetections, np.ndarray, np.ndarray]:

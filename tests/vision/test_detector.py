@@ -130,6 +130,27 @@ def test_a_ball_under_a_hand_is_occluded_and_nothing_on_the_hand_is_a_ball(ficha
     assert len(empty.balls) == 0 and len(empty.occluders) >= 1
 
 
+def test_knuckles_of_a_hand_on_the_table_when_the_video_starts_are_no_balls(ficha):
+    """A fist on the cloth in the first frames, its knuckles four ball-sized bumps in a row with a
+    shaded rim (the real billiard-ai-bfh clips start so): a cluster's circles are found in its blob,
+    and every edge counts in a cluster, so the outline vouches for nothing; each knuckle stands amid
+    its own colour (the palm, the next knuckle, left out as a neighbour, aside), which a ball in a
+    cluster does not. The two balls are found, no knuckle is."""
+    balls = [BallPose("cue", (300.0, 300.0)), BallPose("r1", (1100.0, 600.0))]
+    img = ficha.render(balls)
+    c = ficha.px([(700.0, 420.0)])[0]
+    r = float(np.linalg.norm(ficha.px([(700.0 + ficha.profile.ball_radius_mm, 420.0)])[0] - c))
+    cv2.ellipse(img, (int(c[0]), int(c[1] + 2.2 * r)), (int(4.6 * r), int(2.6 * r)), 0, 0, 360, (150, 175, 225), -1, cv2.LINE_AA)
+    for k in range(4):
+        x = int(c[0] + (k - 1.5) * 2.05 * r)
+        cv2.circle(img, (x, int(c[1])), int(r + 1), (120, 140, 185), -1, cv2.LINE_AA)
+        cv2.circle(img, (x, int(c[1])), int(r - 1), (165, 190, 240), -1, cv2.LINE_AA)
+    rng = np.random.default_rng(RNG_SEED + 11)
+    d = run(ficha.detector(), [noisy(img, rng) for _ in range(3)])[-1]
+    idx = match(d.balls, ficha.px([b.xy_mm for b in balls]), 3.0)
+    assert (idx >= 0).all() and len(d.balls) == 2, (d.balls.label, d.balls.xy_px)
+
+
 def test_a_ball_dropping_into_a_bed_hole_is_no_occluder():
     """The last picture of a ball as it drops (half there during the exposure) lies in the hole's
     mouth: nothing is hidden there (a pot, bar billiards 2f), while a hand over the hole still is."""
