@@ -384,6 +384,61 @@ def test_a_pin_set_up_at_the_strike_and_one_falling_as_the_balls_stop_are_down()
     assert not of(evs, PinMoved)
 
 
+def _standing_pins(t):
+    ids = tuple(p.id for p in BAR.pins)
+    return PinDetections(ids, np.array([BAR.pin(p).xy_mm for p in ids], dtype=float), np.zeros(len(ids), dtype=np.uint8),
+                         np.full(len(ids), 0.9, dtype=np.float32))
+
+
+def _on_the_edge_of_h40(scene):
+    """A white rolled at 1.0 s to stop on h40's edge (its centre 1 mm outside the hole's rim) at about
+    2.0 s: the shot waits for it to drop (bar billiards 2f b)."""
+    hole = np.array(BAR.hole("h40").xy_mm)
+    stop = hole - (BAR.hole("h40").radius_mm + 1.0, 0.0)
+    scene.add("wA", "white", Leg(0.0, (1500.0, stop[1])), Leg(1.0, (1500.0, stop[1]), (math.sqrt(2 * 500.0 * (stop[0] - 1500.0)), 0.0), 500.0))
+    cue_stick((1500.0, stop[1]), 0.0, 1.0, scene)
+    return stop
+
+
+def test_a_ball_put_down_while_the_shot_waits_on_a_holes_edge_ends_that_shot():
+    """The next player puts a ball in the D while the last shot still waits for a ball on a hole's
+    edge: that shot is over (as it stood before the ball came), and the ball put down and struck is a
+    placement and a shot of its own, not a ball of the last shot."""
+    scene = Scene()
+    _on_the_edge_of_h40(scene)
+    scene.add("wB", "white", Leg(3.0, (495.0, 300.0)), Leg(3.6, (495.0, 300.0), (600.0, 0.0), 400.0))
+    cue_stick((495.0, 300.0), 0.0, 3.6, scene)
+    evs = _bar_events(scene, _standing_pins, 6.5)
+    starts = of(evs, ShotStart)
+    assert [round(e.t_s, 1) for e in starts] == [1.0, 3.6], evs
+    rests = of(evs, AtRest)  # (the second shot waits on that edge too: the video ends first)
+    assert rests and 2.0 < rests[0].t_s < 3.0
+    placed = of(evs, BallPlaced)
+    assert len(placed) == 1 and placed[0].ball == starts[1].ball and abs(placed[0].t_s - 3.0) < 0.1
+    assert not of(evs, BallBall) and not of(evs, Pot)
+
+
+def test_a_ball_on_a_holes_edge_knocked_in_is_potted_by_the_contact_not_dropping_by_itself():
+    """The ball waiting on h40's edge is struck in by the next shot's ball: potted there once that ball
+    reached it, with no time on the edge (2f b is for a ball that drops by itself)."""
+    scene = Scene()
+    stop = _on_the_edge_of_h40(scene)
+    start = np.array([1300.0, stop[1]])
+    gap = stop[0] - 2 * BAR.ball_radius_mm - start[0]
+    v0, a = 800.0, 300.0
+    t_hit = 3.6 + (v0 - math.sqrt(v0 * v0 - 2 * a * gap)) / a
+    scene.add("wB", "white", Leg(3.0, tuple(start)), Leg(3.6, tuple(start), (v0, 0.0), a), Leg(t_hit, (stop[0] - 2 * BAR.ball_radius_mm, stop[1])))
+    scene.legs["wA"].append(Leg(t_hit, tuple(stop), (v0 - a * (t_hit - 3.6), 0.0)))
+    scene.legs["wA"].append(Leg(t_hit + 0.05, tuple(stop), gone=True))
+    cue_stick(tuple(start), 0.0, 3.6, scene)
+    evs = _bar_events(scene, _standing_pins, 6.5)
+    pots = of(evs, Pot)
+    hits = of(evs, BallBall)
+    assert len(pots) == 1 and pots[0].pocket == "h40" and pots[0].edge_wait_s == 0.0, evs
+    assert len(hits) == 1 and abs(hits[0].t_s - t_hit) < 1 / 30 and pots[0].t_s >= hits[0].t_s
+    assert len(of(evs, ShotStart)) == 2
+
+
 @pytest.mark.parametrize("clear_mm, moved", [(0.0, True), (6.0, False)])
 def test_a_ball_grazing_a_pin_moved_it(clear_mm, moved):
     # the white rolls past the black pin touching it (no deflection a frame could show, the pin read on

@@ -395,6 +395,7 @@ class EventInferer:
         self._frame_ts: deque[float] = deque(maxlen=3)  # the last three readable frames' times
         self._seen_before_t = np.full(n, -math.inf)  # each ball's measurement before its last one
         self._edge_wait_from: float | None = None
+        self._edge_wait_on: np.ndarray | None = None  # the balls on the table once only that wait held the shot
         self._first_t: float | None = None  # the first readable frame
         self._motion_from = (math.nan, math.nan)  # (frame time, the bound of _next_motion_from at it)
         self._trigger = 0  # the index, in the shot's frames, of the frame that found the first motion
@@ -434,7 +435,19 @@ class EventInferer:
             if dropped is not None:
                 self._end_shot(dropped=dropped)
                 return self._release(math.inf)
-            return []
+            if self._edge_wait_on is None or not np.any(_on_table(tracks.state) & ~self._edge_wait_on):
+                return []
+            # the table had come to rest but for a ball on a hole's edge that may still drop (bar billiards
+            # 2f b), and a ball has been put on the table: the next shot is being set up, so this one is
+            # over as it stood before that ball came, and the frame is read as one between shots
+            self._shot.pop()
+            self._end_shot()
+            out = self._release(math.inf)
+            return out + self._between(tracks)
+        return self._between(tracks)
+
+    def _between(self, tracks: Tracks) -> list[Event]:
+        """A frame between shots: hands putting balls down or taking them, and the start of a shot."""
         self._keep_preroll(tracks)
         self._hands(tracks)
         if self._starts_moving(tracks):
@@ -646,6 +659,7 @@ class EventInferer:
             return None  # frames missing in the window (unreadable ones): not long enough seen still
         last = window[-1]
         dropped: list[int] = []
+        waiting = False  # a ball on a hole's edge may still drop
         for i in range(len(self.ids)):
             st = last.state[i]
             if st in (TrackState.OFF, TrackState.IN_POCKET):
@@ -673,10 +687,14 @@ class EventInferer:
                 if self._edge_wait_from is None:
                     self._edge_wait_from = t
                 if t - self._edge_wait_from < wait:
-                    return None
+                    waiting = True
+        if waiting:
+            if self._edge_wait_on is None:
+                self._edge_wait_on = _on_table(last.state)  # every other ball at rest
+            return None
         if not self._pins_settled(t):
             return None
-        self._edge_wait_from = None
+        self._edge_wait_from, self._edge_wait_on = None, None
         return tuple(dropped)
 
     def _pins_settled(self, t: float) -> bool:
@@ -783,7 +801,7 @@ class EventInferer:
         shot = self._shot
         assert shot is not None
         self._shot = None
-        self._edge_wait_from = None
+        self._edge_wait_from, self._edge_wait_on = None, None
         if dropped:
             # what the tracker will say once it stops coasting them: they have left the table
             last = shot[-1]

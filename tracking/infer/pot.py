@@ -238,6 +238,9 @@ def infer_pots(ctx: ShotContext, contacts: Sequence[Contact] = ()) -> tuple[list
             if not still or (g.is_hole[k] and d_now[k] > -ctx.R):
                 t = _entry(ctx, m, t_last, xy, v, k)
                 edge_wait = _still_before(ctx, m, t_last) if g.is_hole[k] else 0.0
+                hit = [c.t for c in contacts if m.i in (c.a, c.b) and c.t <= t_last + ctx.dt]
+                if hit:  # a ball reached it before it went: knocked in, not dropping from the edge by itself,
+                    edge_wait, t = 0.0, max(t, max(hit))  # and not before that ball reached it
                 conf = 0.99 if seen_in_net else (0.95 if near <= 0 or d_now[k] < 2 * ctx.R else 0.8)
                 if _hidden_drop(ctx, m, t, cfg.hidden_min_s):
                     conf = min(conf, cfg.hidden_confidence)
