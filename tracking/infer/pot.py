@@ -8,7 +8,7 @@ seen still as a contact reached it, never seen again) is potted where its way al
 centres runs, at a low confidence: the camera did not see it go. A ball that stops in the jaws stays
 on the table: it is no pot, and a hand lifting it out later is a ``ball_removed``. A ball coming to
 rest on a bed hole's edge and dropping later (bar billiards 2f b) is potted with ``edge_wait_s``, the
-time it sat there.
+time it sat there, unless another ball reached it first (then it was knocked in, no earlier than that).
 """
 
 from __future__ import annotations
