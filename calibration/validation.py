@@ -97,7 +97,7 @@ def path_text(loc: tuple[Any, ...]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         elif not str(part).isprintable():
-            out += f"[{str(part)!r}]"
+            out += f"[{_key_text(part)}]"
         else:
             out += f".{part}" if out else str(part)
     return out

@@ -102,12 +102,11 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     s = _sample_low_xy(score, centres[:, 0, None, None] + unit[None, :, 0, None] * t[:, None, :],
                        centres[:, 1, None, None] + unit[None, :, 1, None] * t[:, None, :], scale)  # (n, K, m)
     fg = s >= 1.0
-    idx = np.arange(m)
-    next_fg = _next(fg, idx)  # (n, K, m): the first foreground sample at or after each one (m: none)
+    next_fg = _next(fg)  # (n, K, m): the first foreground sample at or after each one (m: none)
     calm = s < _CLEAR
     calm[:, :, :-1] &= calm[:, :, 1:]
     cross = fg[:, :, :-1] & ~fg[:, :, 1:]  # (n, K, m - 1)
-    cross &= (next_fg[:, :, 1:] == m) | (_next(calm, idx)[:, :, 1:] < next_fg[:, :, 1:])
+    cross &= (next_fg[:, :, 1:] == m) | (_next(calm)[:, :, 1:] < next_fg[:, :, 1:])
     has = cross.any(axis=2) & ~fg[:, :, -1]
     j = np.argmin(np.where(cross, np.abs(frac[:-1] + 0.5 * (frac[1] - frac[0]) - 1.0), np.inf), axis=2)
     nn, kk = np.arange(n)[:, None], np.arange(n_rays)[None, :]
@@ -122,9 +121,10 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     return c, (wf > 0.2).mean(axis=1)
 
 
-def _next(mask: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def _next(mask: np.ndarray) -> np.ndarray:
     """Along the last axis of ``mask``: the index of the first True at or after each place (its length: none)."""
-    first = np.where(mask, idx, len(idx))[..., ::-1]
+    n = mask.shape[-1]
+    first = np.where(mask, np.arange(n), n)[..., ::-1]
     return np.minimum.accumulate(first, axis=-1)[..., ::-1]
 
 
