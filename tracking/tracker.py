@@ -80,7 +80,7 @@ class _Track:
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
                  "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t",
-                 "at_occluder", "bounced_t", "flew_t")
+                 "at_occluder", "bounced_t", "flew_t", "jumped_from")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -107,6 +107,7 @@ class _Track:
         self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
         self.bounced_t: float | None = None  # its prediction came off a cushion at this time, the ball not seen since
         self.flew_t: float | None = None  # seen beyond a cushion's line going out: flying off the table since
+        self.jumped_from: tuple[np.ndarray, np.ndarray] | None = None  # its filter's state and covariance at rest before its last jump
 
     @property
     def xy(self) -> np.ndarray:
@@ -365,10 +366,22 @@ class BallTracker:
             i = meas[j]
             zj = z[j]
             r = float(self._noise(float(np.linalg.norm(tr.v))))
+            if tr.jumped_from is not None:
+                # a ball at rest seen once out of its place and now back in it, as still as before:
+                # that sighting was vision's outlier, not a strike (a struck ball does not come back)
+                x0, p0 = tr.jumped_from
+                tr.jumped_from = None
+                back = float(np.linalg.norm(zj - x0[[0, 2]]))
+                if hyp <= 0 and back <= 3.0 * math.sqrt(p0[0, 0] + p0[2, 2] + 2.0 * cfg.sigma_mm ** 2):
+                    # (its place doubted a little more: a ball vision sees part of, its sightings noisier
+                    # than at rest in the open, is not to be gated out by the next one)
+                    tr.kf.x, tr.kf.P = x0.copy(), p0 + np.diag([1.0, 0.0, 1.0, 0.0]) * (2.0 * cfg.sigma_mm) ** 2
+                    r, hyp = cfg.sigma_mm, 0
             if hyp < 0:
                 # a jump no prediction covered (a struck ball, a collision nobody foresaw): restart the
                 # filter at the measurement, moving from where it was last seen
                 v0 = (zj - tr.seen_xy) / max(t - tr.last_seen_t, 1e-3)
+                tr.jumped_from = None if tr.moving or not tr.hits & 2 else (tr.kf.x.copy(), tr.kf.P.copy())
                 tr.kf = ball_filter(zj, r, v0, sigma_v_mm_s=max(500.0, float(np.linalg.norm(v0))))
                 tr.moving = True
             elif hyp > 0:
