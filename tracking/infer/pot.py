@@ -93,18 +93,20 @@ def _beyond_pocket_back(ctx: ShotContext, z: np.ndarray) -> bool:
 def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray) -> bool:
     """Whether the ball's way on from its last sighting (its last piece, then straight on at its last
     velocity for ``pot_horizon_frames``) crosses a cushion's line alongside the cushion before it comes
-    into any drop circle: a ball not seen again after that did not come off the cushion, it flew over."""
-    return _cushion_before_pocket(ctx.geometry, _way_on(ctx, m, t_last, xy, v, 200)[1])
+    into any drop circle: a ball not seen again after that did not come off the cushion, it flew over.
+    (Going ``beyond_line_mm`` beyond the line: a ball rolling along a cushion, frozen to it, runs on the
+    line itself, and its fitted path wanders a fraction of a millimetre either side.)"""
+    return _cushion_before_pocket(ctx.geometry, _way_on(ctx, m, t_last, xy, v, 200)[1], ctx.config.beyond_line_mm)
 
 
-def _cushion_before_pocket(g: TableGeometry, pos: np.ndarray) -> bool:
-    """Whether the way through the places ``pos`` (n, 2) crosses a cushion's line alongside the cushion
-    (not in a pocket's mouth) before it comes into any drop circle."""
+def _cushion_before_pocket(g: TableGeometry, pos: np.ndarray, beyond_mm: float = 0.0) -> bool:
+    """Whether the way through the places ``pos`` (n, 2) goes ``beyond_mm`` over a cushion's line
+    alongside the cushion (not in a pocket's mouth) before it comes into any drop circle."""
     in_pocket = np.flatnonzero(np.any(np.linalg.norm(pos[:, None] - g.pocket_xy[None], axis=2) <= g.pocket_r[None], axis=1))
     end = int(in_pocket[0]) if len(in_pocket) else len(pos)
     for line in g.main_lines:
         d = line.distance(pos[:end])
-        cross = np.flatnonzero(d <= 0.0)
+        cross = np.flatnonzero(d <= -beyond_mm)
         if len(cross) and d[0] > 0 and bool(line.spans(pos[cross[0]])):
             return True
     return False
