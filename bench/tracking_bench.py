@@ -86,32 +86,44 @@ def run_clip(job: tuple) -> dict:
 
 def replay_rules(clip, camera_events) -> dict:
     """The inferred camera events, with the truth's operator inputs merged in by time, through the
-    rules engine; compared with the decisions the generator's engine made on the true events."""
+    rules engine as ``cueref referee`` feeds it on a recorded video (a question still unanswered when
+    the next shot starts takes the camera's reading; a refused event is reported and the match goes
+    on); compared with the decisions the generator's engine made on the true events."""
     from cueref.calls import merge_by_time
     from cueref.compare import compare
+    from cueref.pipeline import take_camera_readings
     from rules import get_engine
     from rules.base import Referee, RulesError
-    from tracking.events import OperatorInput
+    from tracking.events import OperatorInput, ShotStart
 
     expected = [dict(e) for e in clip.expected]
     if not expected:
-        return {"expected": 0, "matched": 0, "pending": 0, "problems": []}
+        return {"expected": 0, "matched": 0, "pending": 0, "assumed": 0, "problems": []}
     inputs = [e for e in clip.events if isinstance(e, OperatorInput)]
     log = merge_by_time(camera_events, [inputs])
     referee = Referee(get_engine(clip.game, clip.profile), clip.players, clip.options)
-    decisions = []
-    refused = None
-    try:
-        for e in log:
+    decisions, refused, assumed = [], [], 0
+    for e in log:
+        try:
+            if isinstance(e, ShotStart):
+                answers, steps = take_camera_readings(referee, e.t_s, refused)
+                assumed += len(answers)
+                decisions += [s.decision for s in steps]
             decisions += [s.decision for s in referee.feed(e)]
+        except (RulesError, ValueError, KeyError) as err:
+            refused.append(f"the engine refused {e.kind} at {e.t_s:.2f} s: {err}")
+    try:
         decisions += [s.decision for s in referee.finish()]
-    except (RulesError, ValueError, KeyError) as e:
-        refused = f"the engine refused the inferred log from there on: {e}"
+    except (RulesError, ValueError, KeyError) as err:
+        refused.append(f"the engine refused the end of the match: {err}")
+    answers, steps = take_camera_readings(referee, log[-1].t_s if log else 0.0, refused)
+    assumed += len(answers)
+    decisions += [s.decision for s in steps]
     problems = compare(decisions, expected)
     bad = {p.split(":")[0] for p in problems}
     pending = sum(1 for d in decisions if d.pending is not None)
-    return {"expected": len(expected), "matched": len(expected) - len(bad), "pending": pending,
-            "problems": problems + ([refused] if refused else [])}
+    return {"expected": len(expected), "matched": len(expected) - len(bad), "pending": pending, "assumed": assumed,
+            "problems": problems + refused}
 
 
 def jobs_for(args, corpus_seed: int) -> list[tuple]:
@@ -142,7 +154,7 @@ def summarise(results: list[dict], label: str) -> dict:
     from bench.scoring import Tally
 
     t = Tally()
-    rules_expected = rules_matched = rules_pending = 0
+    rules_expected = rules_matched = rules_pending = rules_assumed = 0
     frames = 0
     track_s = infer_s = 0.0
     for r in results:
@@ -150,6 +162,7 @@ def summarise(results: list[dict], label: str) -> dict:
         rules_expected += r["rules"]["expected"]
         rules_matched += r["rules"]["matched"]
         rules_pending += r["rules"]["pending"]
+        rules_assumed += r["rules"]["assumed"]
         frames += r["frames"]
         track_s += r["track_s"]
         infer_s += r["infer_s"]
@@ -170,13 +183,15 @@ def summarise(results: list[dict], label: str) -> dict:
             print(f"  {k:26s} recall {pct(found, true)}   false calls {false} ({200.0 * false / shots:.2f} per 200 shots)")
     print(f"  identity switches          {t.identity_switches} in {t.ball_frames} ball-frames ({1000.0 * t.identity_switches / max(t.ball_frames, 1):.3f} per 1000)")
     if rules_expected:
-        print(f"  rules decisions reproduced {pct(rules_matched, rules_expected)}   questions to the operator {rules_pending}")
+        print(f"  rules decisions reproduced {pct(rules_matched, rules_expected)}   questions to the operator {rules_pending}, "
+              f"the camera's reading taken for {rules_assumed}")
     print(f"  time per frame             tracking {1000 * track_s / max(frames, 1):.2f} ms, inference {1000 * infer_s / max(frames, 1):.2f} ms")
     return {"label": label, "clips": len(results), "shots": t.shots, "first_contact": [t.first_ok, t.shots],
             "pots": [t.pots_found, t.pots_true, t.pots_inferred], "pot_order": [t.pot_order_ok, t.pot_order_shots],
             "cushions": [t.cushions_found, t.cushions_true, t.cushions_inferred],
             "contacts": [t.contacts_found, t.contacts_true, t.contacts_inferred], "times_within_frame": [within, len(te)],
             "kinds": t.kinds, "identity_switches": [t.identity_switches, t.ball_frames], "rules": [rules_matched, rules_expected],
+            "rules_questions": [rules_pending, rules_assumed],
             "ms_per_frame": [1000 * track_s / max(frames, 1), 1000 * infer_s / max(frames, 1)]}
 
 

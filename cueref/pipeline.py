@@ -68,7 +68,7 @@ from vision.types import BallDetections, FrameDetections
 
 __all__ = [
     "Detector", "Tracker", "Inferer", "Stages", "FrameResult", "PipelineConfig", "PipelineError",
-    "SourceGap", "LiveInputs", "run", "missing_stages", "load_stages",
+    "SourceGap", "LiveInputs", "run", "missing_stages", "load_stages", "take_camera_readings",
 ]
 
 log = logging.getLogger(__name__)
@@ -456,36 +456,45 @@ class _Joiner:
         return tuple(entered), tuple(steps), tuple(problems)
 
     def _assume(self, t_s: float, problems: list[str]) -> tuple[tuple[Event, ...], tuple[Step, ...]]:
-        """In a recorded run, the pending question's default (the camera's reading) as an assumed answer at
-        ``t_s``: the answer entered in the log and the steps it made. Nothing when no question waits, or live.
-        A question with no default, or whose default the engine cannot judge either, has its shot's call
-        withdrawn (an ``undo`` in the log, with the reason) so that the later shots are not refused."""
-        answers: list[Answer | UndoCall] = []
-        steps: list[Step] = []
-        asked: set[str] = set()
-        while self.assume_answers:  # an answer may lead the engine to its next question on the same shot
-            q = getattr(self.stages.referee, "pending", None)  # a referee that never asks has none
-            if q is None or q.id in asked:
-                break
-            asked.add(q.id)
-            try:
-                if q.default is None:
-                    raise RulesError("only a person can answer it")
-                answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
-                steps += self.stages.referee.feed(answer)
-            except RulesError as err:
-                # the shot cannot be judged with the camera's reading either (its events contradict the
-                # table: a ball potted that the record has off): its call is withdrawn, in the log as an
-                # undo, so that the match goes on rather than every later shot waiting behind the question
-                problems.append(f"no answer to {q.id!r} by {t_s:.2f} s, and the camera's reading {q.default!r}: {err}")
-                undo = UndoCall(t_s=t_s, reason=f"no answer to {q.id}, and the camera's reading {q.default!r}: {err}")
-                steps += self.stages.referee.feed(undo)
-                answers.append(undo)
-                log.warning("%s at %.2f s: %s", undo.kind, t_s, undo.reason)
-                break
-            log.info("no answer to %s (%s) by %.2f s: the camera's reading %r taken", q.id, q.text, t_s, q.default)
-            answers.append(answer)
-        return tuple(answers), tuple(steps)
+        """In a recorded run, :func:`take_camera_readings` at ``t_s``; nothing live."""
+        if not self.assume_answers:
+            return (), ()
+        return take_camera_readings(self.stages.referee, t_s, problems)
+
+
+def take_camera_readings(referee: Referee, t_s: float, problems: list[str]) -> tuple[tuple[Event, ...], tuple[Step, ...]]:
+    """What a recorded run does with a question still unanswered at ``t_s`` (the next shot's start, or
+    the end of the video): the question's default (the camera's reading) is fed to ``referee`` as an
+    assumed answer at ``t_s``; returns the answers entered in the log and the steps they made. Nothing
+    when no question waits. A question with no default, or whose default the engine cannot judge either,
+    has its shot's call withdrawn (an ``undo`` in the log, with the reason, added to ``problems``) so that
+    the later shots are not refused."""
+    answers: list[Answer | UndoCall] = []
+    steps: list[Step] = []
+    asked: set[str] = set()
+    while True:  # an answer may lead the engine to its next question on the same shot
+        q = getattr(referee, "pending", None)  # a referee that never asks has none
+        if q is None or q.id in asked:
+            break
+        asked.add(q.id)
+        try:
+            if q.default is None:
+                raise RulesError("only a person can answer it")
+            answer = Answer(t_s=t_s, question=q.id, answer=q.default, assumed=True)
+            steps += referee.feed(answer)
+        except RulesError as err:
+            # the shot cannot be judged with the camera's reading either (its events contradict the
+            # table: a ball potted that the record has off): its call is withdrawn, in the log as an
+            # undo, so that the match goes on rather than every later shot waiting behind the question
+            problems.append(f"no answer to {q.id!r} by {t_s:.2f} s, and the camera's reading {q.default!r}: {err}")
+            undo = UndoCall(t_s=t_s, reason=f"no answer to {q.id}, and the camera's reading {q.default!r}: {err}")
+            steps += referee.feed(undo)
+            answers.append(undo)
+            log.warning("%s at %.2f s: %s", undo.kind, t_s, undo.reason)
+            break
+        log.info("no answer to %s (%s) by %.2f s: the camera's reading %r taken", q.id, q.text, t_s, q.default)
+        answers.append(answer)
+    return tuple(answers), tuple(steps)
 
 
 # ---- the installed stages ------------------------------------------------------------------------------
