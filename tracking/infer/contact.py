@@ -121,7 +121,9 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
         # ball pressed into a cushion comes back at a few centimetres a second)
         late = min(cfg.move_mm / leaving, cfg.slow_start_s)
         for a in ctx.motions:
-            if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start + 0.25 * dt:
+            # (a ball struck a moment before it struck b, within the same frame interval, may have its
+            # start estimated a little after b's: each is run back from the frames after)
+            if a is b or not a.moved or a.t_start is None or a.t_start > b.t_start + 0.5 * dt:
                 continue
             t_geo, gap = _first_reach(a, b.r0, R2, b.t_start - 2.5 * dt - late, b.t_start + 1.0 * dt)
             if gap > cfg.contact_tol_mm:
@@ -138,6 +140,8 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                     t_geo, va = k.t, k.v_in
             pa = a.at(t_geo)
             n = (b.r0 - pa) / max(np.linalg.norm(b.r0 - pa), 1e-9)
+            if a.t_start > b.t_start and a.r0 is not None and len(a.zs) and float((a.zs[0] - a.r0) @ (b.r0 - a.r0)) <= 0.0:
+                continue  # started after b, its first step not towards it: b struck it (or a third ball struck both)
             closing = max(float(va @ n), 1.0)
             w_geo, w_back = closing ** 2, leaving ** 2
             t_c = (w_geo * t_geo + w_back * b.t_start) / (w_geo + w_back)
