@@ -107,7 +107,7 @@ class _Track:
         self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
         self.bounced_t: float | None = None  # its prediction came off a cushion at this time, the ball not seen since
         self.flew_t: float | None = None  # seen beyond a cushion's line going out: flying off the table since
-        self.jumped_from: tuple[np.ndarray, np.ndarray] | None = None  # its filter's state and covariance at rest before its last jump
+        self.jumped_from: tuple[np.ndarray, np.ndarray, float] | None = None  # its filter's state and covariance at rest before its last jump, and its time
 
     @property
     def xy(self) -> np.ndarray:
@@ -367,12 +367,12 @@ class BallTracker:
             zj = z[j]
             r = float(self._noise(float(np.linalg.norm(tr.v))))
             if tr.jumped_from is not None:
-                # a ball at rest seen once out of its place and now back in it, as still as before:
-                # that sighting was vision's outlier, not a strike (a struck ball does not come back)
-                x0, p0 = tr.jumped_from
+                # a ball at rest seen once out of its place and, in the next frames, back in it, as still
+                # as before: that sighting was vision's outlier, not a strike (a struck ball does not come back)
+                x0, p0, t_jump = tr.jumped_from
                 tr.jumped_from = None
                 back = float(np.linalg.norm(zj - x0[[0, 2]]))
-                if hyp <= 0 and back <= 3.0 * math.sqrt(p0[0, 0] + p0[2, 2] + 2.0 * cfg.sigma_mm ** 2):
+                if hyp <= 0 and t - t_jump <= 2.5 * self._step_s and back <= 3.0 * math.sqrt(p0[0, 0] + p0[2, 2] + 2.0 * cfg.sigma_mm ** 2):
                     # (its place doubted a little more: a ball vision sees part of, its sightings noisier
                     # than at rest in the open, is not to be gated out by the next one)
                     tr.kf.x, tr.kf.P = x0.copy(), p0 + np.diag([1.0, 0.0, 1.0, 0.0]) * (2.0 * cfg.sigma_mm) ** 2
@@ -381,7 +381,7 @@ class BallTracker:
                 # a jump no prediction covered (a struck ball, a collision nobody foresaw): restart the
                 # filter at the measurement, moving from where it was last seen
                 v0 = (zj - tr.seen_xy) / max(t - tr.last_seen_t, 1e-3)
-                tr.jumped_from = None if tr.moving or not tr.hits & 2 else (tr.kf.x.copy(), tr.kf.P.copy())
+                tr.jumped_from = None if tr.moving or not tr.hits & 2 else (tr.kf.x.copy(), tr.kf.P.copy(), t)
                 tr.kf = ball_filter(zj, r, v0, sigma_v_mm_s=max(500.0, float(np.linalg.norm(v0))))
                 tr.moving = True
             elif hyp > 0:

@@ -166,21 +166,20 @@ class PinWatcher:
         """The best normalised correlation of pin ``i``'s template ``tmpl`` (its pixels ``mask``) in
         ``grey``, and where (the corner, px of ``grey``); ``at``: the corner where the pin standing
         on its spot would put it (px of ``grey``). A masked correlation's cost grows with the places
-        it is made at (about 1.6 ms for the 22 000 of a pin's box at 1080p): it is first made only within
-        ``_NEAR_PX`` of ``at`` (a pin that stands, as pins mostly do, peaks there); when that peak
-        is too weak or on the window's edge (the pin is further off, or down), the whole box is
-        searched at half size and the best place found there is looked at again at full size. When the picture and the mask
-        are those of the pin's last match, bit for bit (a still picture: video codecs repeat what
-        does not move), the last answer is given again."""
+        it is made at (about 1.6 ms for the 22 000 of a pin's box at 1080p): it is first made only
+        within ``_NEAR_PX`` of ``at`` (a pin that stands, as pins mostly do, peaks there); when that
+        peak is too weak or on the window's edge (the pin is further off, or down), the whole box is
+        searched at half size and the best place found there is looked at again at full size (the
+        whole box at full size only when neither window has its peak inside). When the picture and
+        the mask are those of the pin's last match, bit for bit (a still picture: video codecs repeat
+        what does not move), the last answer is given again."""
         last = self._last_match[i]
         if last is not None and last[0] is tmpl and np.array_equal(last[1], grey) and np.array_equal(last[2], mask):
             return last[3]
         answer = _near(grey, tmpl, mask, at)
         if answer is None or answer[0] < _MATCH:  # not standing on its spot: anywhere round it, half size first
-            small = cv2.matchTemplate(cv2.pyrDown(grey), cv2.pyrDown(tmpl), cv2.TM_CCOEFF_NORMED,
-                                      mask=cv2.resize(mask, ((tmpl.shape[1] + 1) // 2, (tmpl.shape[0] + 1) // 2),
-                                                      interpolation=cv2.INTER_AREA))
-            _, _, _, loc = cv2.minMaxLoc(np.nan_to_num(small, nan=-1.0, posinf=-1.0, neginf=-1.0))
+            half = (cv2.pyrDown(tmpl), cv2.resize(mask, ((tmpl.shape[1] + 1) // 2, (tmpl.shape[0] + 1) // 2), interpolation=cv2.INTER_AREA))
+            _, loc = _correlate(cv2.pyrDown(grey), *half)
             there = _near(grey, tmpl, mask, 2 * np.asarray(loc, dtype=np.float64))
             if there is not None and (answer is None or there[0] > answer[0]):
                 answer = there
