@@ -136,6 +136,34 @@ def test_a_ball_driven_into_another_within_one_frame_interval_is_the_one_that_st
     assert [(c.a, c.b) for c in contacts] == [("cue", "y1"), ("y1", "r1")]
 
 
+def test_a_resting_balls_measure_straying_three_frames_and_coming_back_is_not_its_strike():
+    """At 60 fps, a quarter of a second before the cue ball is struck into it, vision places the resting
+    red 5-6 mm off for three frames running (a hand setting a ball down beside it), then back. That is
+    not the red starting to move: the shot is the cue ball's, struck when it was (ficha 5.2 judges the
+    cue ball's first contact). Before, the three frames were read as the red's start: the shot began
+    there, a quarter of a second early, with the red `touched` (a foul, ficha 5.6)."""
+    t0, v = 1.5, 1000.0
+    x0, x1 = 300.0, 700.0
+    t_hit = t0 + (x1 - 2 * R - x0) / v
+    scene = Scene().add("cue", "white", Leg(0.0, (x0, 400.0)), Leg(t0, (x0, 400.0), (v, 0.0)), Leg(t_hit, (x1 - 2 * R, 400.0)))
+    scene.add("r1", "red", Leg(0.0, (x1, 400.0)), Leg(t_hit, (x1, 400.0), (v, 0.0), 400.0))
+    cue_stick((x0, 400.0), 0.0, t0, scene)
+    fps = 60.0
+    dets = detections(scene, FICHA, fps, 4.0)
+    for k, off in zip((75, 76, 77), ((-4.5, -3.0), (4.0, -3.0), (-4.0, -3.5))):  # 1.25-1.28 s: 5.4, 5.0, 5.3 mm
+        i = list(dets[k].balls.label).index("red")
+        dets[k].balls.xy_mm[i] += off
+    tracker, inferer = BallTracker(FICHA), EventInferer(FICHA, camera_xyh_mm=CAMERA)
+    evs = []
+    for d in dets:
+        evs += inferer.step(tracker.update(d))
+    evs += inferer.finish()
+    (start,) = of(evs, ShotStart)
+    assert start.ball == "cue" and abs(start.t_s - t0) < 1 / fps
+    (hit,) = of(evs, BallBall)
+    assert (hit.a, hit.b) == ("cue", "r1")
+
+
 def test_a_cushion_bounce_names_the_cushion_and_its_time():
     L = FICHA.length_mm
     v, t0, x0 = 1400.0, 1.5, 900.0

@@ -297,9 +297,15 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     first = None
     # (a ball that leaves the table after its last measurement needs fewer: its vanishing confirms it)
     left = state[-1] in (TrackState.OFF, TrackState.IN_POCKET)
+    dist = np.linalg.norm(z[ks] - r0, axis=1)
     for j in range(len(ks)):
         rest_ok = [bool(off[k]) for k in range(j + 1, min(j + 3, len(ks)))]
         if off[j] and all(rest_ok) and (len(rest_ok) == 2 or left):
+            # (never far, and back in its place for three frames running just after: vision's noise, a
+            # ball beside a hand or an arm, its outline pulled by the shadow; not a start)
+            back = ~off[j + 3:j + 6]
+            if len(back) == 3 and back.all() and float(dist[j:j + 3].max()) <= 2.0 * tol:
+                continue
             first = j
             break
     if first is None and left and ks[-1] < len(frames.t) - 1:
