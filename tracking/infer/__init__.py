@@ -559,12 +559,13 @@ class EventInferer:
         while self._preroll and self._preroll[0].t_s < tracks.t_s - self.config.preroll_s:
             self._preroll.popleft()
 
-    def _still(self, i: int, least: int = 5) -> np.ndarray | None:
-        """Where ball ``i`` stands still (the median of its last, at least ``least``, measurements), or None."""
+    def _still(self, i: int, least: int = 5, last: int | None = None) -> np.ndarray | None:
+        """Where ball ``i`` stands still (the median of its last, at least ``least``, measurements; of
+        only its ``last`` ones when given), or None."""
         r = self._recent[i]
         if len(r) < min(least, self.config.rest_samples):
             return None
-        z = np.array(r)
+        z = np.array(r)[-last:] if last else np.array(r)
         c = median(z, axis=0)
         if np.max(np.linalg.norm(z - c, axis=1)) > self.config.rest_tol_mm * 1.5:
             return None
@@ -596,7 +597,9 @@ class EventInferer:
         if self._first_t is None:
             self._first_t = t
         for i, t0 in list(self._appeared.items()):
-            c = self._still(i, 3)
+            # (where it stands now: its first sightings, the hand still letting go of it and vision's
+            # measure of a ball half under the fingers off by a centimetre, are no part of its place)
+            c = self._still(i, 3, last=3)
             if c is None:
                 if not np.isfinite(self._rest[i, 0]) and len(self._recent[i]):
                     self._rest[i] = self._recent[i][0]  # where it was first seen, until it has settled
