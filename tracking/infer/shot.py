@@ -291,13 +291,13 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     m.sigma0 = float(np.clip(np.median(spread) / 1.1774, 0.4, 4.0)) if len(head) >= 3 else cfg.sigma_rest_mm
     m.r0 = r0
     tol = max(cfg.move_mm, 4.0 * max(m.sigma0, 0.8))
-    off = np.linalg.norm(z[ks] - r0, axis=1) > tol * doubt[ks]
+    dist = np.linalg.norm(z[ks] - r0, axis=1)
+    off = dist > tol * doubt[ks]
     # the first measurement off the rest place, confirmed by the next two (noise alone almost never
     # throws three in a row that far)
     first = None
     # (a ball that leaves the table after its last measurement needs fewer: its vanishing confirms it)
     left = state[-1] in (TrackState.OFF, TrackState.IN_POCKET)
-    dist = np.linalg.norm(z[ks] - r0, axis=1)
     for j in range(len(ks)):
         rest_ok = [bool(off[k]) for k in range(j + 1, min(j + 3, len(ks)))]
         if off[j] and all(rest_ok) and (len(rest_ok) == 2 or left):
