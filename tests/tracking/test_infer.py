@@ -47,6 +47,15 @@ def events(scene, **kw):
     return [e for e, _ in infer(scene, **kw)]
 
 
+def events_of(dets, profile=FICHA, camera=CAMERA):
+    """Events from detections made (and altered) beforehand."""
+    tracker, inferer = BallTracker(profile), EventInferer(profile, camera_xyh_mm=camera)
+    out = []
+    for d in dets:
+        out += inferer.step(tracker.update(d))
+    return out + inferer.finish()
+
+
 def of(evs, cls):
     return [e for e in evs if isinstance(e, cls)]
 
@@ -153,11 +162,7 @@ def test_a_resting_balls_measure_straying_three_frames_and_coming_back_is_not_it
     for k, off in zip((75, 76, 77), ((-4.5, -3.0), (4.0, -3.0), (-4.0, -3.5))):  # 1.25-1.28 s: 5.4, 5.0, 5.3 mm
         i = list(dets[k].balls.label).index("red")
         dets[k].balls.xy_mm[i] += off
-    tracker, inferer = BallTracker(FICHA), EventInferer(FICHA, camera_xyh_mm=CAMERA)
-    evs = []
-    for d in dets:
-        evs += inferer.step(tracker.update(d))
-    evs += inferer.finish()
+    evs = events_of(dets)
     (start,) = of(evs, ShotStart)
     assert start.ball == "cue" and abs(start.t_s - t0) < 1 / fps
     (hit,) = of(evs, BallBall)
@@ -693,11 +698,7 @@ def test_a_white_whose_first_sightings_wander_as_the_hand_lets_go_is_placed_wher
     seen = [d for d in dets if "white" in list(d.balls.label)]
     for d, off in zip(seen[:3], ((-6.0, 11.0), (-6.0, 10.5), (-1.0, -6.0))):  # the first named (third) one too
         d.balls.xy_mm[list(d.balls.label).index("white")] += off
-    tracker, inferer = BallTracker(BAR), EventInferer(BAR, camera_xyh_mm=CAMERA)
-    evs = []
-    for d in dets:
-        evs += inferer.step(tracker.update(d))
-    evs += inferer.finish()
+    evs = events_of(dets, BAR)
     (placed,) = of(evs, BallPlaced)
     assert placed.xy_mm == pytest.approx((495.0, 540.0), abs=3.0)
     assert not of(evs, BallTouched)
