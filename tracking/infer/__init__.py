@@ -131,6 +131,7 @@ class InferConfig:
     pin_settle_s: float = 0.3  # a pin read down for most of the shot's last this long is down
     pin_moved_mm: float = 3.0  # a standing pin this far from where it stood has moved
     pin_touch_mm: float = 1.5  # a ball's path this close to touching a pin (beyond both radii) touched it (a pass 2 mm clear looks alike)
+    pin_fall_s: float = 0.4  # a standing pin a ball came within touching distance of may still fall this long after: the shot waits
     # the cue, hands and touches
     cue_window_s: float = 0.4  # the cue is looked for this long before a ball starts
     cue_reach_mm: float = 60.0  # ... this close to the ball's surface
@@ -634,7 +635,7 @@ class EventInferer:
                 ft = self._frame_ts
                 off = [float(np.linalg.norm(z - self._rest[i])) for z in list(r)[-3:]]
                 moved = len(ft) == 3 and self._last_seen_t[i] == ft[1] and self._seen_before_t[i] == ft[0] and \
-                    off[-1] > 2 * self.geometry.R and (off[-2] <= tol or (
+                    off[-1] > self.geometry.R + tol and (off[-2] <= tol or (
                         len(off) == 3 and off[-3] <= tol and off[-1] > off[-2] + self.geometry.R))
             if moved:
                 for j in list(self._appeared):
@@ -695,7 +696,7 @@ class EventInferer:
             if self._edge_wait_on is None:
                 self._edge_wait_on = _on_table(last.state)  # every other ball at rest
             return None
-        if not self._pins_settled(t):
+        if not self._pins_settled(t) or self._pin_may_fall(t):
             return None
         self._edge_wait_from, self._edge_wait_on = None, None
         return tuple(dropped)
@@ -715,6 +716,46 @@ class EventInferer:
         last = st[-3:]
         alike = np.all(last == last[:1], axis=0)
         return bool(np.all(alike & (last[0] == (st.mean(axis=0) > 0.5))))
+
+    def _pin_may_fall(self, t: float) -> bool:
+        """Whether a ball came within touching distance of a pin standing now (the ball's and the pin's
+        radii plus ``cushion_tol_mm``: a frame's noise) less than ``pin_fall_s`` ago, on its way between
+        two measurements: a touched pin tilts for a moment before it lies down, and its fall belongs to
+        the shot (bar billiards 2h), so the shot is not over until it has had the time to fall."""
+        cfg = self.config
+        g = self.geometry
+        shot = self._shot
+        assert shot is not None
+        last = shot[-1]
+        if last.pins is None or not len(last.pins.ids) or len(g.pin_ids) == 0:
+            return False
+        n = min(len(last.pins.state), len(g.pin_ids))
+        standing = np.flatnonzero(last.pins.state[:n] != PinState.DOWN)
+        if not len(standing):
+            return False
+        recent = [f for f in shot if f.t_s >= t - cfg.pin_fall_s - 0.1]
+        if len(recent) < 2:
+            return False
+        z = np.stack([f.z_mm for f in recent])  # (frames, balls, 2)
+        touch = g.R + g.pin_r[standing] + cfg.cushion_tol_mm  # (pins,)
+        ts = np.array([f.t_s for f in recent])
+        for i in range(z.shape[1]):
+            ks = np.flatnonzero(np.isfinite(z[:, i, 0]))
+            if len(ks) < 2:
+                continue
+            a, b = z[ks[:-1], i], z[ks[1:], i]  # each step between two measurements
+            d = b - a
+            moving = np.linalg.norm(d, axis=1) > cfg.move_mm
+            if not moving.any():
+                continue
+            a, d, t_b = a[moving], d[moving], ts[ks[1:]][moving]
+            rel = g.pin_xy[standing][None] - a[:, None]  # (steps, pins, 2)
+            u = np.clip(np.einsum("spk,sk->sp", rel, d) / np.einsum("sk,sk->s", d, d)[:, None], 0.0, 1.0)
+            gap = np.linalg.norm(rel - u[..., None] * d[:, None], axis=2)  # closest approach of each step
+            near = np.any(gap <= touch[None], axis=1)
+            if np.any(near & (t_b >= t - cfg.pin_fall_s)):
+                return True
+        return False
 
     def _dropped(self, i: int, t: float) -> bool:
         """Whether ball ``i``, missing in this frame, has dropped into a pocket or a bed hole: when it was
