@@ -10,7 +10,7 @@ from calibration.table import resolve_profile
 from tests.tracking._scripted import Leg, Scene, detections, rect
 from tracking.events import (AtRest, BallBall, BallCushion, BallPlaced, BallRemoved, BallTouched, CueContact, Jump,
                              OffTable, PinDown, PinMoved, Pot, ShotStart, Unobserved, dumps_events, parse_events)
-from tracking.infer import EventInferer
+from tracking.infer import EventInferer, InferConfig
 from tracking.tracker import BallTracker
 from tracking.tracks import Tracks, TrackState
 from vision.types import PinDetections, PinState
@@ -344,6 +344,26 @@ def test_a_jump_shot_unread_in_the_air_is_read_off_its_parallax(fps, flight_s):
     assert abs(j.airborne_s - flight_s) <= 1.5 / fps
     assert not of(evs, BallBall) and not of(evs, BallCushion)
     assert not of(events(scene, fps=fps, t_end=4.0, camera=None), Jump)  # no camera known: nothing to read it by
+
+
+def test_a_flight_explaining_the_path_better_by_less_than_flight_gain_is_a_jump_the_operator_is_asked_about():
+    # the same parallax, read with the bar for a sure flight set past what it gains: between
+    # flight_ask_gain and flight_gain the jump is said, at a confidence under the rules engines'
+    # threshold (0.6), so the call waits for the operator; under flight_ask_gain too, nothing is said
+    scene, t0 = _flight_scene(30.0, 0.24)
+    dets = list(detections(scene, FICHA, 30.0, 4.0))
+
+    def jumps(**cfg):
+        tracker = BallTracker(FICHA)
+        inferer = EventInferer(FICHA, InferConfig(**cfg), camera_xyh_mm=CAMERA)
+        evs = [e for d in dets for e in inferer.step(tracker.update(d))] + inferer.finish()
+        return of(evs, Jump)
+
+    (sure,) = jumps()
+    assert sure.confidence >= 0.75
+    (asked,) = jumps(flight_gain=1e6)
+    assert asked.confidence < 0.6 and abs(asked.t_s - t0) < 1 / 30
+    assert not jumps(flight_gain=1e6, flight_ask_gain=1e6)
 
 
 @pytest.mark.parametrize("fps", [30.0, 60.0])

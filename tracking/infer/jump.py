@@ -204,7 +204,8 @@ def parallax_jumps(ctx: ShotContext, contacts: list) -> list[Jump]:
     quadratic from where it lands: ``v min(u, T) + v' (u - T)+ + a (u - T)+^2``) better than the places as
     measured fit a ball on the cloth (a quadratic bending smoothly into another at some sample:
     ``v u + a u^2 + b (u - u_b)+^2``, as many numbers) by ``flight_gain`` (noise units squared), fit as
-    well as the noise lets them, and be moved by ``flight_shift_sigmas`` of the noise somewhere. Both
+    well as the noise lets them, and be moved by ``flight_shift_sigmas`` of the noise somewhere (better
+    by ``flight_ask_gain`` only: a jump said with a confidence that makes the rules engine ask). Both
     paths leave the rest place at the best time within half a frame of the strike's estimate (the first
     piece run back to it, bent by the flight itself). The camera's place is the calibration's
     (``ctx.camera_xyh_mm``); without it nothing is read."""
@@ -273,8 +274,10 @@ def parallax_jumps(ctx: ShotContext, contacts: list) -> list[Jump]:
     shift = float(np.max(np.linalg.norm(back[a] - zs, axis=1)[inside[a]] / sigma[inside[a]]))
     # the path so moved must fit as well as the noise lets it (a path that fits nothing, a ball struck
     # into another it was not seen to meet, says nothing of a flight)
-    if gain[j] < cfg.flight_gain or shift < cfg.flight_shift_sigmas or flown[a] > 2.0 * dof + 10.0:
+    if gain[j] < cfg.flight_ask_gain or shift < cfg.flight_shift_sigmas or flown[a] > 2.0 * dof + 10.0:
         return []
-    conf = 0.9 if gain[j] >= 2 * cfg.flight_gain else 0.75
+    # (a flight that explains the path better, but by less than ``flight_gain``: said with a confidence
+    # under the rules engines' threshold, so that the operator is asked whether the cue ball jumped)
+    conf = 0.9 if gain[j] >= 2 * cfg.flight_gain else 0.75 if gain[j] >= cfg.flight_gain else 0.55
     return [Jump(t_s=max(float(S[a]), t0), ball=m.id, xy_mm=(float(m.r0[0]), float(m.r0[1])),
                  airborne_s=round(float(F[a]), 4), confidence=conf)]
