@@ -14,6 +14,7 @@ stayed put (Sinuca de Ficha 5.4: the cue ball jumping a ball).
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -25,6 +26,8 @@ from tracking.tracks import TrackState
 __all__ = ["infer_jumps", "implied_jumps", "parallax_jumps", "landing_time", "G_MM_S2"]
 
 G_MM_S2 = 9810.0
+
+log = logging.getLogger(__name__)
 
 
 def _spells(air: np.ndarray, max_gap: int) -> list[tuple[int, int]]:
@@ -274,7 +277,10 @@ def parallax_jumps(ctx: ShotContext, contacts: list) -> list[Jump]:
     shift = float(np.max(np.linalg.norm(back[a] - zs, axis=1)[inside[a]] / sigma[inside[a]]))
     # the path so moved must fit as well as the noise lets it (a path that fits nothing, a ball struck
     # into another it was not seen to meet, says nothing of a flight)
-    if gain[j] < cfg.flight_ask_gain or shift < cfg.flight_shift_sigmas or flown[a] > 2.0 * dof + 10.0:
+    fits = flown[a] <= 2.0 * dof + 10.0
+    log.debug("flight of %s from %.3f s: %.3f s long, gain %.2f, moved %.1f noise, fit %s", m.id, t0, float(F[a]),
+              float(gain[j]), shift, fits, extra={"flight": (m.id, t0, float(F[a]), float(gain[j]), shift, bool(fits))})
+    if gain[j] < cfg.flight_ask_gain or shift < cfg.flight_shift_sigmas or not fits:
         return []
     # (a flight that explains the path better, but by less than ``flight_gain``: said with a confidence
     # under the rules engines' threshold, so that the operator is asked whether the cue ball jumped)
