@@ -246,6 +246,29 @@ def test_a_jump_shot_logs_the_flight():
     assert abs(j.airborne_s - T) < 0.03
 
 
+def test_a_ball_going_into_a_pocket_off_its_jaw_between_two_frames_touched_that_cushion():
+    # the cue ball rolls at 0.85 m/s into the bottom middle pocket's mouth, its centre passing 22.9 mm
+    # from B1's end at the jaw (less than a radius: it touches it) and then into the drop circle, all
+    # between its last sighting and the next frame: a pot in BM and, before it, a touch of B1
+    t0, v = 1.5, 850.0
+    start = np.array([450.0, 500.0])
+    u = np.array([240.0, 315.0]) / math.hypot(240.0, 315.0)
+    jaw = np.array([657.5, 810.0])
+    w = jaw - start
+    aside = abs(w[0] * u[1] - w[1] * u[0])
+    t_touch = t0 + (float(w @ u) - math.sqrt(R * R - aside * aside)) / v
+    scene = Scene().add("cue", "white", Leg(0.0, tuple(start)), Leg(t0, tuple(start), tuple(v * u)),
+                        Leg(t_touch + 0.005, tuple(start + u * v * (t_touch + 0.005 - t0)), gone=True))
+    still(scene, "r1", (300.0, 200.0))
+    cue_stick(tuple(start), math.degrees(math.atan2(u[1], u[0])), t0, scene)
+    evs = events(scene, t_end=4.0)
+    (pot,) = of(evs, Pot)
+    assert pot.ball == "cue" and pot.pocket == "BM"
+    (c,) = of(evs, BallCushion)
+    assert c.ball == "cue" and c.cushion == "B1" and abs(c.t_s - t_touch) < 0.01 and c.t_s <= pot.t_s
+    assert not of(evs, OffTable)
+
+
 def test_a_ball_flying_over_the_cushion_is_off_the_table():
     L = FICHA.length_mm
     t0, v, x0 = 1.5, 2000.0, 1200.0

@@ -199,7 +199,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     off, gone = infer_off_table(ctx, potted)
     events += off
     events += implied_jumps(ctx, jumps, off) if strike else []
-    events += infer_cushions(ctx, contacts, off) if strike else []
+    events += infer_cushions(ctx, contacts, off + pots) if strike else []
     removed, lifted = removed_in_shot(ctx, potted | gone)
     events += removed
     gone |= lifted

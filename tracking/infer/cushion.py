@@ -12,6 +12,9 @@
 * A ball resting against a cushion and struck into it by another ball (a rack ball, ficha 3.2)
   bounces off it at once: no kink of its own is seen, only that it leaves along the cushion's
   mirror image of the line of centres.
+* A potted ball whose way on from its last sighting reaches a cushion's line alongside the cushion
+  (or a jaw point) before the drop circle, coming at it across the line, touched that cushion's end
+  at the pocket's mouth on its way in (rattling in off the knuckle within a frame: no kink is seen).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Sequence
 
 import numpy as np
 
-from tracking.events import BallCushion, Event, OffTable
+from tracking.events import BallCushion, Event, OffTable, Pot
 from tracking.infer.contact import Contact
 from tracking.infer.shot import BallMotion, Kink, ShotContext
 
@@ -172,11 +175,66 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
 
 
 def infer_cushions(ctx: ShotContext, contacts: list[Contact], left: Sequence[Event] = ()) -> list[BallCushion]:
-    """The shot's cushion contacts; ``left`` holds the shot's ``off_table`` events: a ball that flew
-    off the table over a cushion did not bounce off it."""
+    """The shot's cushion contacts; ``left`` holds the shot's ``off_table`` events (a ball that flew
+    off the table over a cushion did not bounce off it) and its pots (a ball may touch a jaw going in)."""
     out = _cushions(ctx, contacts)
+    out += _jaws_going_in(ctx, [e for e in left if isinstance(e, Pot)], out)
     gone = [e for e in left if isinstance(e, OffTable)]
     return [c for c in out if not any(e.ball == c.ball and abs(e.t_s - c.t_s) < 2 * ctx.dt for e in gone)]
+
+
+def _jaws_going_in(ctx: ShotContext, pots: Sequence[Pot], seen: Sequence[BallCushion]) -> list[BallCushion]:
+    """Cushion ends touched by potted balls on their way in, between their last sighting and the drop:
+    the ball's last piece, then straight on at its last velocity, reaches a cushion's line alongside
+    the cushion (its centre one radius from the nose) or a jaw point (one radius from it) before its
+    pocket's drop circle, coming across the line at a fifth of its speed or more (a ball rolling along
+    the cushion into the corner touches nothing new). Confidence 0.7: no frame saw it."""
+    g = ctx.geometry
+    dt = ctx.dt
+    out: list[BallCushion] = []
+    by_id = {m.id: m for m in ctx.motions}
+    for pot in pots:
+        m = by_id.get(pot.ball)
+        if m is None or not m.moved or not m.pieces or m.k_last < 0 or pot.pocket not in g.pocket_ids:
+            continue
+        k = g.pocket_ids.index(pot.pocket)
+        if g.is_hole[k]:
+            continue
+        p = m.pieces[-1]
+        t_last = float(ctx.frames.t[m.k_last])
+        if not p.t_first <= t_last <= p.t_last + dt:
+            continue
+        v = p.velocity(t_last)
+        speed = float(np.linalg.norm(v))
+        if speed < ctx.config.min_dv_mm_s:
+            continue
+        ts = t_last + np.linspace(0.0, max(float(pot.t_s) - t_last, 0.0) + dt, 120)
+        pos = p.at(t_last) + np.outer(ts - t_last, v)
+        inside = np.flatnonzero(np.linalg.norm(pos - g.pocket_xy[k], axis=1) <= g.pocket_r[k])
+        end = int(inside[0]) if len(inside) else len(ts)
+        best = None  # (time, cushion id, contact point)
+        for line in g.main_lines:
+            d = line.distance(pos[:end])
+            hit = np.flatnonzero((d <= 0.0) & line.spans(pos[:end]))
+            if len(hit) and hit[0] > 0 and -line.inward * float(v[line.axis]) >= 0.2 * speed:
+                j = int(hit[0])
+                t = float(ts[j - 1] + (ts[j] - ts[j - 1]) * d[j - 1] / (d[j - 1] - d[j]))
+                if best is None or t < best[0]:
+                    best = (t, line.id, line.contact_point(pos[j]))
+        if len(g.jaw_xy):
+            dj = np.linalg.norm(pos[:end, None] - g.jaw_xy[None], axis=2) - ctx.R  # (way, jaws)
+            hit = np.argwhere(dj <= 0.0)
+            if len(hit) and hit[0][0] > 0:
+                j, q = int(hit[0][0]), int(hit[0][1])
+                if best is None or float(ts[j]) < best[0]:
+                    best = (float(ts[j]), g.jaw_ids[q], (float(g.jaw_xy[q, 0]), float(g.jaw_xy[q, 1])))
+        if best is None or best[0] > float(pot.t_s) + 1e-9:
+            continue
+        t, cid, xy = best
+        if any(e.ball == m.id and e.cushion == cid and abs(e.t_s - t) < ctx.config.bounce_gap_s for e in seen):
+            continue
+        out.append(BallCushion(t_s=t, ball=m.id, cushion=cid, xy_mm=xy, confidence=0.7))
+    return out
 
 
 def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
