@@ -219,21 +219,6 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     return events
 
 
-def _still_in_window(z: np.ndarray, c: np.ndarray, cfg: InferConfig) -> bool:
-    """Whether a ball's measurements ``z`` over the rest window (their median ``c``) stand still: all
-    within 1.5 ``rest_tol_mm`` of the median but one in eight (an outlier of vision's 5-15 mm, never
-    among the last two: at 60 fps nine balls give the window 135 measurements, and one outlier in them
-    held the shot open), and the medians of the window's halves no further apart than ``creep_mm``."""
-    d = np.linalg.norm(z - c, axis=1)
-    far = d > cfg.rest_tol_mm * 1.5
-    if np.count_nonzero(far) > len(z) // 8 or np.any(far[-2:]):
-        return False
-    half = len(z) // 2
-    if half < 2:
-        return True
-    return float(np.linalg.norm(median(z[:half], axis=0) - median(z[half:], axis=0))) <= cfg.creep_mm
-
-
 def _on_table(state: np.ndarray) -> np.ndarray:
     """Which balls are on the table between shots: not off it, and not in a pocket's net (a ball taken
     from the net and put down is a placement)."""
@@ -695,11 +680,13 @@ class EventInferer:
                     continue  # hidden all along at one place
                 return None
             c = median(z, axis=0)
-            if not _still_in_window(z, c, cfg):
+            if np.max(np.linalg.norm(z - c, axis=1)) > cfg.rest_tol_mm * 1.5:
                 return None
-            states = np.array([f.state[i] for f in window])
-            if np.count_nonzero(states == TrackState.MISSING) > len(window) // 8 or np.any(states[-2:] == TrackState.MISSING):
-                return None  # (a frame that missed it among the window's, seen still on both sides, is no motion)
+            half = len(z) // 2
+            if half >= 2 and np.linalg.norm(median(z[:half], axis=0) - median(z[half:], axis=0)) > cfg.creep_mm:
+                return None  # still creeping
+            if np.any(np.array([f.state[i] for f in window]) == TrackState.MISSING):
+                return None
             wait = self._edge_wait(c)
             if wait > 0:
                 if self._edge_wait_from is None:
