@@ -1,6 +1,7 @@
 """Event inference on scripted trajectories: each kind of event, its time between frames, and the
 log's order and timing (no rendering, no physics engine)."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -267,6 +268,36 @@ def test_a_ball_going_into_a_pocket_off_its_jaw_between_two_frames_touched_that_
     (c,) = of(evs, BallCushion)
     assert c.ball == "cue" and c.cushion == "B1" and abs(c.t_s - t_touch) < 0.01 and c.t_s <= pot.t_s
     assert not of(evs, OffTable)
+
+
+def _rows(balls, keep):
+    """The detections ``keep`` (a boolean mask) of one frame's balls."""
+    return dataclasses.replace(balls, xy_mm=balls.xy_mm[keep], xy_px=balls.xy_px[keep], radius_px=balls.radius_px[keep],
+                               height_mm=balls.height_mm[keep], label=balls.label[keep], class_prob=balls.class_prob[keep],
+                               score=balls.score[keep], state=balls.state[keep])
+
+
+def test_a_shot_at_60_fps_ends_though_now_and_then_a_frame_misses_a_still_ball():
+    # the cue ball stops at 2.1 s; from 2.0 s vision misses y1, at rest, one frame in ten: every
+    # 0.25 s window (15 frames) holds such a frame, yet every ball stands still, and the shot is over
+    # within half a second of the last ball stopping (before, it ran on until the video ended)
+    fps, t0, v, a = 60.0, 1.5, 600.0, 1000.0
+    t_stop = t0 + v / a
+    scene = Scene().add("cue", "white", Leg(0.0, (400.0, 300.0)), Leg(t0, (400.0, 300.0), (v, 0.0), a))
+    still(scene, "r1", (1000.0, 600.0))
+    still(scene, "y1", (300.0, 650.0))
+    cue_stick((400.0, 300.0), 0.0, t0, scene)
+    dets = detections(scene, FICHA, fps, 5.0)
+    for d in dets:
+        if d.t_s >= 2.0 and d.frame % 10 == 0:
+            object.__setattr__(d, "balls", _rows(d.balls, d.balls.label != "yellow"))
+    tracker, inferer = BallTracker(FICHA), EventInferer(FICHA, camera_xyh_mm=CAMERA)
+    out = []
+    for d in dets:
+        out += [(e, d.t_s) for e in inferer.step(tracker.update(d))]
+    rests = [t for e, t in out if isinstance(e, AtRest)]
+    assert len(rests) == 1 and rests[0] <= t_stop + 0.5
+    assert len(of([e for e, _ in out], ShotStart)) == 1
 
 
 def test_a_ball_flying_over_the_cushion_is_off_the_table():
