@@ -26,6 +26,7 @@ import numpy as np
 
 from tracking.events import BallCushion, Event, OffTable, Pot
 from tracking.infer.contact import Contact
+from tracking.infer.pot import vanished, way_on
 from tracking.infer.shot import BallMotion, Kink, ShotContext
 
 __all__ = ["infer_cushions"]
@@ -200,16 +201,15 @@ def _jaws_going_in(ctx: ShotContext, pots: Sequence[Pot], seen: Sequence[BallCus
         k = g.pocket_ids.index(pot.pocket)
         if g.is_hole[k]:
             continue
+        last = vanished(ctx, m)
         p = m.pieces[-1]
-        t_last = float(ctx.frames.t[m.k_last])
-        if not p.t_first <= t_last <= p.t_last + dt:
+        if last is None or not p.t_first <= last[0] <= p.t_last + dt:
             continue
-        v = p.velocity(t_last)
+        t_last, xy, v = last
         speed = float(np.linalg.norm(v))
         if speed < ctx.config.min_dv_mm_s:
             continue
-        ts = t_last + np.linspace(0.0, max(float(pot.t_s) - t_last, 0.0) + dt, 120)
-        pos = p.at(t_last) + np.outer(ts - t_last, v)
+        ts, pos = way_on(ctx, m, t_last, xy, v, 120, from_last=True)  # its way on from its last sighting, as a pot reads it
         inside = np.flatnonzero(np.linalg.norm(pos - g.pocket_xy[k], axis=1) <= g.pocket_r[k])
         end = int(inside[0]) if len(inside) else len(ts)
         best = None  # (time, cushion id, contact point)

@@ -24,7 +24,7 @@ from tracking.infer.jump import landing_time
 from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
-__all__ = ["infer_pots", "vanished", "flew_over"]
+__all__ = ["infer_pots", "vanished", "flew_over", "way_on"]
 
 
 def vanished(ctx: ShotContext, m: BallMotion) -> tuple[float, np.ndarray, np.ndarray] | None:
@@ -40,12 +40,13 @@ def vanished(ctx: ShotContext, m: BallMotion) -> tuple[float, np.ndarray, np.nda
     return t_last, z, np.zeros(2)
 
 
-def _way_on(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def way_on(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np.ndarray, n: int,
+           from_last: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The ball's way at ``n`` times (n,) from the start of its last piece (its last sighting if it
-    never moved) to ``pot_horizon_frames`` past its last sighting, and its places there (n, 2): the
-    piece up to the last sighting, then straight on from ``xy`` at the last velocity ``v``."""
+    never moved, or with ``from_last``) to ``pot_horizon_frames`` past its last sighting, and its places
+    there (n, 2): the piece up to the last sighting, then straight on from ``xy`` at the last velocity ``v``."""
     p = m.pieces[-1] if m.moved and m.pieces else None
-    ts = np.linspace(p.t_first if p is not None else t_last, t_last + ctx.config.pot_horizon_frames * ctx.dt, n)
+    ts = np.linspace(p.t_first if p is not None and not from_last else t_last, t_last + ctx.config.pot_horizon_frames * ctx.dt, n)
     pos = p.at(ts) if p is not None else np.repeat(xy[None], n, axis=0)
     after = ts > t_last
     pos[after] = xy + np.outer(ts[after] - t_last, v)
@@ -57,7 +58,7 @@ def _entry(ctx: ShotContext, m: BallMotion, t_last: float, xy: np.ndarray, v: np
     g = ctx.geometry
     centre, r = g.pocket_xy[k], g.pocket_r[k]
     if m.moved and m.pieces:
-        ts, pos = _way_on(ctx, m, t_last, xy, v, 600)
+        ts, pos = way_on(ctx, m, t_last, xy, v, 600)
         d = np.linalg.norm(pos - centre, axis=1) - r
         inside = np.flatnonzero(d <= 0)
         if len(inside):
@@ -96,7 +97,7 @@ def _way_crosses_a_cushion(ctx: ShotContext, m: BallMotion, t_last: float, xy: n
     into any drop circle: a ball not seen again after that did not come off the cushion, it flew over.
     (Going ``beyond_line_mm`` beyond the line: a ball rolling along a cushion, frozen to it, runs on the
     line itself, and its fitted path wanders a fraction of a millimetre either side.)"""
-    return _cushion_before_pocket(ctx.geometry, _way_on(ctx, m, t_last, xy, v, 200)[1], ctx.config.beyond_line_mm)
+    return _cushion_before_pocket(ctx.geometry, way_on(ctx, m, t_last, xy, v, 200)[1], ctx.config.beyond_line_mm)
 
 
 def _cushion_before_pocket(g: TableGeometry, pos: np.ndarray, beyond_mm: float = 0.0) -> bool:
