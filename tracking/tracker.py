@@ -12,7 +12,8 @@ for repeated frames and for frames vision could not read). What it does:
    gated by the Mahalanobis distance of the best hypothesis plus a colour-class cost; then the ones
    left by plain distance within the reach of a fast ball (a ball at rest struck by the cue); then
    new candidates. A ball vision calls occluded, or whose prediction lies under an occluder, is kept
-   (its position held) instead of being dropped.
+   (its position held) instead of being dropped; one missed on its way over a hole in the bed (bar
+   billiards) is held where it was last seen, not carried on past the hole.
 3. **Name** balls: the profile's ids come from the colour classes; balls of one colour seen together
    at the start are named by the rack layout (nearest their end cushion first, then across the
    table), a ball seen later takes a free id of its colour (bar billiards: the one out of play the
@@ -80,7 +81,7 @@ class _Track:
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
                  "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t",
-                 "at_occluder", "bounced_t", "flew_t", "jumped_from")
+                 "at_occluder", "bounced_t", "flew_t", "jumped_from", "dropped")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -108,6 +109,7 @@ class _Track:
         self.bounced_t: float | None = None  # its prediction came off a cushion at this time, the ball not seen since
         self.flew_t: float | None = None  # seen beyond a cushion's line going out: flying off the table since
         self.jumped_from: tuple[np.ndarray, np.ndarray, float] | None = None  # its filter's state and covariance at rest before its last jump, and its time
+        self.dropped: tuple[np.ndarray, np.ndarray, float] | None = None  # missed going over a bed hole: where it was last seen, its velocity, when
 
     @property
     def xy(self) -> np.ndarray:
@@ -204,6 +206,11 @@ class BallTracker:
                 reflect(tr.kf, axis, line, self.config.restitution)
                 start = start.copy()
                 start[axis] = line
+        if tr.dropped is not None and t - tr.dropped[2] <= 3.5 * self._step_s:
+            # or it ran on over the hole it was missed at (fast, or the hole covered, 2i): seen on its way
+            # in the next frames (not later: carried on further, the way takes the next ball that moves)
+            xy0, v0, t0 = tr.dropped
+            tr.hyp.append((xy0 + v0 * (t - t0), self.config.collision_sigma_mm, v0))
         if tr.moving and not self.geometry.on_table(tr.xy, margin_mm=self.R):
             # last seen beyond a cushion's line (not in a pocket's mouth), where no ball on the cloth
             # can be: it is flying off the table over that cushion
@@ -401,7 +408,7 @@ class BallTracker:
             tr.t_s = t
             tr.hits |= 1
             tr.left_cloth = tr.at_occluder = False
-            tr.bounced_t = tr.flew_t = None
+            tr.bounced_t = tr.flew_t = tr.dropped = None
             tr.last_seen_t = t
             tr.z = zj.copy()
             tr.seen_xy = tr.xy.copy()
@@ -514,6 +521,14 @@ class BallTracker:
                     tr.kf.x[[1, 3]] = 0.0  # a hidden ball at rest stays put: no drift of the prediction
             else:
                 tr.state = TrackState.MISSING
+                if tr.moving and self._over_hole(tr.seen_xy, tr.xy):
+                    # bar billiards: missed on its way over a hole in the bed, it has dropped there: it is
+                    # not carried on (a coasting prediction takes the next ball that moves near its way)
+                    tr.dropped = (tr.seen_xy.copy(), tr.v.copy(), tr.last_seen_t)
+                    tr.kf.x[[0, 2]] = tr.seen_xy
+                    tr.kf.x[[1, 3]] = 0.0
+                    tr.moving = False
+                    tr.left_cloth = True
 
     # ---- naming ----------------------------------------------------------------------------------
     def _free_ids(self, cls: int) -> list[int]:
@@ -612,6 +627,17 @@ class BallTracker:
             return np.zeros(len(xy), dtype=bool)
         d = np.linalg.norm(xy[:, None, :] - g.pocket_xy[None, :n], axis=2)
         return np.any(d < g.pocket_r[None, :n] + grow_mm, axis=1)
+
+    def _over_hole(self, a: np.ndarray, b: np.ndarray) -> bool:
+        """Whether a ball's centre going straight from ``a`` to ``b`` passes inside a bed hole's drop circle."""
+        g = self.geometry
+        if not np.any(g.is_hole):
+            return False
+        c = g.pocket_xy[g.is_hole]
+        ab = b - a
+        f = np.clip(((c - a) @ ab) / max(float(ab @ ab), 1e-9), 0.0, 1.0)
+        d = np.linalg.norm(a + f[:, None] * ab - c, axis=1)
+        return bool(np.any(d < g.pocket_r[g.is_hole]))
 
     def _over_pockets(self, xy: np.ndarray) -> np.ndarray:
         """(m,) whether each of the points ``xy`` (m, 2) lies over a pocket's mouth (within its drop circle

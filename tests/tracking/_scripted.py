@@ -8,6 +8,7 @@ and slowing by ``decel`` (mm/s^2) along its way until it stops; the next leg tak
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -72,6 +73,13 @@ class Scene:
     def position(self, ball: str, t: float) -> np.ndarray | None:
         leg = self.leg(ball, t)
         return None if leg is None or leg.gone else leg.at(t)
+
+
+def keep_rows(balls: BallDetections, keep: np.ndarray) -> BallDetections:
+    """The detections ``keep`` (a boolean mask) of one frame's balls."""
+    return dataclasses.replace(balls, xy_mm=balls.xy_mm[keep], xy_px=balls.xy_px[keep], radius_px=balls.radius_px[keep],
+                               height_mm=balls.height_mm[keep], label=balls.label[keep], class_prob=balls.class_prob[keep],
+                               score=balls.score[keep], state=balls.state[keep])
 
 
 def rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from calibration.table import resolve_profile
-from tests.tracking._scripted import Leg, Scene, detections, ficha_rack, rect
+from tests.tracking._scripted import Leg, Scene, detections, ficha_rack, keep_rows, rect
 from tracking.tracker import BallTracker
 from tracking.tracks import Tracks, TrackState
 
@@ -294,3 +294,48 @@ def test_a_ball_at_rest_seen_once_out_of_place_and_then_hidden_stays_put():
     assert all(np.linalg.norm(s.xy_mm[r] - (500.0, 300.0)) < 3.0 for s in after), [s.xy_mm[r] for s in after]
     assert all(s.state[r] == TrackState.OCCLUDED for s in after if 1.1 < s.t_s < 1.6)
     assert snaps[-1].state[r] == TrackState.SEEN
+
+
+def test_a_ball_gone_down_a_bed_hole_is_not_followed_on_to_the_next_ball_that_moves():
+    """Bar billiards: a white rolls at 0.95 m/s into h60 and drops. Its track is not carried on past the
+    hole: a frame before its coasting prediction would have reached the white at rest 150 mm beyond
+    the hole, that white starts to move (struck by a ball the camera sees coming, here left out), and
+    it keeps its own id; the one that dropped is not seen again."""
+    bar = resolve_profile("bar-billiards")
+    hole = np.array(bar.hole("h60").xy_mm)
+    d = np.array([np.cos(np.radians(-30.0)), np.sin(np.radians(-30.0))])
+    v, start = 950.0, hole - d * 220.0
+    t_gone = 1.0 + (220.0 - bar.hole("h60").radius_mm + 10.0) / v
+    beyond = hole + d * 150.0
+    t_struck = t_gone + (150.0 + bar.hole("h60").radius_mm - 10.0) / v - 1 / 30
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 450.0)))
+    scene.add("wA", "white", Leg(0.0, tuple(start)), Leg(1.0, tuple(start), tuple(v * d)), Leg(t_gone, tuple(hole), gone=True))
+    scene.add("wB", "white", Leg(0.0, tuple(beyond)), Leg(t_struck, tuple(beyond), (-100.0, -350.0), 200.0))
+    snaps = run(scene, profile=bar, t_end=2.5)
+    first = snaps[10]
+    a = next(b for b in bar.ball_ids if first.state[first.index(b)] == TrackState.SEEN and np.linalg.norm(first.xy_mm[first.index(b)] - start) < 5)
+    b = next(b for b in bar.ball_ids if first.state[first.index(b)] == TrackState.SEEN and np.linalg.norm(first.xy_mm[first.index(b)] - beyond) < 5)
+    for s in snaps:
+        if s.t_s > t_gone + 0.05:
+            assert s.state[s.index(a)] != TrackState.SEEN, s.t_s
+            assert np.linalg.norm(s.xy_mm[s.index(b)] - scene.position("wB", s.t_s)) < 5.0, s.t_s
+
+
+def test_a_fast_ball_missed_once_over_a_bed_hole_runs_on_with_its_id():
+    """A white running over h100 at 1.5 m/s, too fast to drop, is missed by vision in the frame its
+    centre is over the hole: seen again on its way in the next frame, it keeps its id (no new ball)."""
+    bar = resolve_profile("bar-billiards")
+    hole = np.array(bar.hole("h100").xy_mm)
+    start = hole - (300.0, 0.0)
+    scene = Scene().add("red", "red", Leg(0.0, (800.0, 200.0)))
+    scene.add("wA", "white", Leg(0.0, tuple(start)), Leg(1.0, tuple(start), (2000.0, 0.0), 3000.0))
+    dets = detections(scene, bar, 30, 2.5)
+    k = next(k for k, d in enumerate(dets) if np.linalg.norm(scene.position("wA", d.t_s) - hole) < bar.hole("h100").radius_mm)
+    object.__setattr__(dets[k], "balls", keep_rows(dets[k].balls, dets[k].balls.label != "white"))
+    tracker = BallTracker(bar)
+    snaps = [tracker.update(d) for d in dets]
+    i = snaps[10].index("w1")
+    assert np.linalg.norm(snaps[10].xy_mm[i] - start) < 5.0
+    for s in snaps[k + 1:]:
+        assert np.linalg.norm(s.xy_mm[i] - scene.position("wA", s.t_s)) < 8.0, s.t_s
+    assert not any(s.state[s.index(b)] != TrackState.OFF for s in snaps for b in bar.ball_ids if b not in ("red", "w1"))

@@ -201,6 +201,8 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             if a.ts.size == 0:
                 continue
             t_geo, gap = _first_reach(a, b.r0, R2, float(a.t_start), float(a.ts[-1]), n=max(241, int((a.ts[-1] - a.t_start) / dt * 20)))
+            if gap <= cfg.contact_tol_mm:
+                t_geo = _reach_before_turn(a, b.r0, R2, t_geo, dt)
             if gap <= cfg.contact_tol_mm and (best_n is None or t_geo < best_n[0]):
                 pa = a.at(t_geo)
                 n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
@@ -327,6 +329,27 @@ def _line_of_fire(ctx: ShotContext, b: BallMotion) -> tuple[float, Contact] | No
         if best is None or reach < best[0]:
             best = (reach, c)
     return best
+
+
+def _reach_before_turn(m: BallMotion, target: np.ndarray, dist: float, t: float, dt: float) -> float:
+    """When ``m``, which turned within a frame and a half of ``t``, came within ``dist`` of ``target``
+    on its way in: its piece before the turn run on to the next piece's first sample. (Between two
+    pieces the path follows the later one back, so a ball glancing off another between two frames
+    makes its closest approach on its way out, a frame or more after the blow.) ``t`` if it does not."""
+    turns = [k for k in m.kinks if abs(k.t - t) <= 1.5 * dt]
+    if not turns:
+        return t
+    k = min(turns, key=lambda k: abs(k.t - t))
+    p = m.pieces[k.piece]
+    t_end = m.pieces[k.piece + 1].t_first if k.piece + 1 < len(m.pieces) else p.t_last + dt
+    ts = np.linspace(p.t_first, t_end, 121)
+    d = np.linalg.norm(p.at(ts) - target, axis=1) - dist
+    inside = np.flatnonzero(d <= 0)
+    if not len(inside) or inside[0] == 0:
+        return t
+    j = int(inside[0])
+    f = d[j - 1] / (d[j - 1] - d[j]) if d[j - 1] != d[j] else 0.0
+    return min(t, float(ts[j - 1] + f * (ts[j] - ts[j - 1])))
 
 
 def _explain_kinks(m: BallMotion, t: float, dt: float) -> None:
