@@ -269,6 +269,32 @@ def test_a_ball_going_into_a_pocket_off_its_jaw_between_two_frames_touched_that_
     assert not of(evs, OffTable)
 
 
+def test_one_sighting_far_off_a_ball_at_rest_is_vision_s_outlier_not_a_touch():
+    """r1, nudged 5 mm by the cue ball at the contact (between two frames), rests; 0.5 s later, the cue
+    ball still rolling, vision puts it once 15 mm off its place, back in it in the next frame. That
+    sighting is no motion: r1 was struck at the contact, and touched by nothing (before, the nudge read
+    as a step to a new place at rest and the outlier as the ball's motion: struck then, or, with no
+    ball near it, touched, a foul in every game)."""
+    t0, v, a = 1.5, 800.0, 400.0
+    x_hit = 700.0 - 2 * R
+    t_c = t0 + (v - math.sqrt(v * v - 2 * a * (x_hit - 300.0))) / a
+    v_c = v - a * (t_c - t0)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (300.0, 405.0)), Leg(t0, (300.0, 405.0), (v, 0.0), a), Leg(t_c, (x_hit, 405.0), (0.6 * v_c, -0.5 * v_c), a))
+    scene.add("r1", "red", Leg(0.0, (700.0, 430.0)), Leg(t_c, (700.0, 430.0), (600.0, 0.0), 36000.0))  # 5 mm in 17 ms
+    still(scene, "y1", (1100.0, 200.0))
+    cue_stick((300.0, 405.0), 0.0, t0, scene)
+    dets = detections(scene, FICHA, 30.0, 6.0)
+    k = next(k for k, d in enumerate(dets) if d.t_s >= t_c + 0.5)
+    i = list(dets[k].balls.label).index("red")
+    dets[k].balls.xy_mm[i] += (9.0, 12.0)
+    evs = events_of(dets)
+    assert not of(evs, BallTouched), evs
+    (c,) = [e for e in of(evs, BallBall) if "r1" in (e.a, e.b)]
+    assert c.a == "cue" and abs(c.t_s - t_c) < 1 / 30
+    assert of(evs, AtRest)[0].positions["r1"] == pytest.approx((705.0, 430.0), abs=2.0)
+
+
 def test_a_shot_at_60_fps_ends_though_now_and_then_a_frame_misses_a_still_ball():
     # the cue ball stops at 2.1 s; from 2.0 s vision misses y1, at rest, one frame in ten: every
     # 0.25 s window (15 frames) holds such a frame, yet every ball stands still, and the shot is over
@@ -642,6 +668,32 @@ def test_a_ball_on_a_holes_edge_struck_in_by_a_glancing_blow_between_frames_was_
     (hit,) = of(evs, BallBall)
     assert abs(hit.t_s - t_hit) < within_s, hit
     assert pot.pocket == "h40" and pot.edge_wait_s == 0.0 and pot.t_s >= hit.t_s, evs
+
+
+def test_a_ball_off_the_folded_down_scoreboard_bounced_off_it():
+    """Bar billiards 2i: in the endgame the scoreboard is down and a cushion (its line 300 mm short of
+    the far end). A white comes in at 0.77 m/s, bounces off it 6 ms before a frame (the frame shows it
+    2 mm off the line) and, skidding, slows hard before it rolls back into h100: the bounce is a `ball_cushion` off "scoreboard"
+    (2i f: touching it is a foul), timed within a frame."""
+    line_x = BAR.scoreboard_x_mm - BAR.ball_radius_mm
+    v_in = np.array([700.0, 320.0])
+    t_b = 215 / 30 - 0.006
+    at_b = np.array([line_x, 340.0])
+    start = at_b - v_in * (t_b - 6.0)
+    hole = np.array(BAR.hole("h100").xy_mm)
+    u = (hole - at_b) / np.linalg.norm(hole - at_b)
+    # off the cushion it skids, slowing hard for a tenth of a second (660 -> 360 mm/s), then rolls
+    at_roll = at_b + u * (66.0 - 15.0)
+    rest = float(np.linalg.norm(hole - at_roll))
+    t_gone = t_b + 0.1 + (360.0 - math.sqrt(360.0 ** 2 - 2 * 200.0 * rest)) / 200.0
+    scene = Scene().add("rA", "red", Leg(0.0, (600.0, 800.0)))
+    scene.add("wA", "white", Leg(0.0, tuple(start)), Leg(6.0, tuple(start), tuple(v_in)), Leg(t_b, tuple(at_b), tuple(u * 660.0), 3000.0),
+              Leg(t_b + 0.1, tuple(at_roll), tuple(u * 360.0), 200.0), Leg(t_gone, tuple(hole), gone=True))
+    cue_stick(tuple(start), math.degrees(math.atan2(v_in[1], v_in[0])), 6.0, scene)
+    evs = _bar_events(scene, _standing_pins, 10.0)
+    (c,) = [e for e in of(evs, BallCushion) if e.cushion == "scoreboard"]
+    assert c.ball == of(evs, ShotStart)[0].ball and abs(c.t_s - t_b) < 1 / 30, evs
+    assert [p.pocket for p in of(evs, Pot)] == ["h100"]
 
 
 @pytest.mark.parametrize("clear_mm, moved", [(0.0, True), (6.0, False)])

@@ -856,7 +856,7 @@ class EventInferer:
             state, xy = last.state.copy(), last.xy_mm.copy()
             state[list(dropped)], xy[list(dropped)] = TrackState.OFF, np.nan
             shot[-1] = dataclasses.replace(last, state=state, xy_mm=xy)
-        frames = ShotFrames.stack(shot, self._trigger)
+        frames = ShotFrames.stack(shot, self._trigger, lone_mm=self.config.move_mm)
         try:
             events = analyse_shot(frames, self.ids, self.geometry, self.config, self.camera_xyh_mm)
         except Exception:  # noqa: BLE001 - one bad shot must not stop a live referee; it is reported

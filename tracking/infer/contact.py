@@ -202,15 +202,18 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
             if a.ts.size == 0:
                 continue
             t_geo, gap = _first_reach(a, b.r0, R2, float(a.t_start), float(a.ts[-1]), n=max(241, int((a.ts[-1] - a.t_start) / dt * 20)))
-            if gap <= cfg.contact_tol_mm:
-                t_geo = _reach_before_turn(a, b.r0, R2, t_geo, dt)
-                k = b.k_last + 1
-                if 0 < k < ctx.frames.n_frames and t_geo > ctx.frames.t[k] and ctx.frames.state[k, b.i] != TrackState.OCCLUDED:
-                    # b, seen in its place until a frame and gone from the next with nothing over it (struck
-                    # into a pocket), was struck between the two: the striker's path (its way out bent by
-                    # spin, run back) puts it later
-                    t_geo = 0.5 * float(ctx.frames.t[k - 1] + ctx.frames.t[k])
-            if gap <= cfg.contact_tol_mm and (best_n is None or t_geo < best_n[0]):
+            if gap > cfg.contact_tol_mm:
+                continue
+            t_geo = _reach_before_turn(a, b.r0, R2, t_geo, dt)
+            k = b.k_last + 1
+            if 0 < k < ctx.frames.n_frames and t_geo > ctx.frames.t[k] and ctx.frames.state[k, b.i] != TrackState.OCCLUDED:
+                # b, seen in its place until a frame and gone from the next with nothing over it (struck
+                # into a pocket), was struck between the two: a path reaching its place well after that
+                # is not what struck it; one a little after (its way out bent by spin, run back) is
+                if t_geo > ctx.frames.t[k] + 1.5 * dt:
+                    continue
+                t_geo = 0.5 * float(ctx.frames.t[k - 1] + ctx.frames.t[k])
+            if best_n is None or t_geo < best_n[0]:
                 pa = a.at(t_geo)
                 n = (b.r0 - pa) / max(float(np.linalg.norm(b.r0 - pa)), 1e-9)
                 xy = b.r0 - n * ctx.R

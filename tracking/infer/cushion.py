@@ -243,7 +243,9 @@ def _cushions(ctx: ShotContext, contacts: list[Contact]) -> list[BallCushion]:
     dt = ctx.dt
     out: list[BallCushion] = []
     for m in ctx.moving():
-        for line in g.main_lines:
+        # (the scoreboard too: a ball runs on over its line unless it is down, 2i, and only a bounce there
+        # makes the V in its distance)
+        for line in g.lines:
             for b, xy in _bounces(ctx, m, line):
                 out.append(BallCushion(t_s=b.t, ball=m.id, cushion=line.id, xy_mm=line.contact_point(xy),
                                        confidence=0.95 if abs(b.d0) < cfg.cushion_tol_mm / 2 else 0.8))

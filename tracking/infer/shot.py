@@ -42,7 +42,10 @@ class ShotFrames:
     _outlines: dict[int, Outlines] = field(default_factory=dict, repr=False)  # frame index -> its occluders, made ready
 
     @classmethod
-    def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0) -> "ShotFrames":
+    def stack(cls, frames: Sequence[Tracks], k_trigger: int = 0, lone_mm: float = 0.0) -> "ShotFrames":
+        """``lone_mm`` (> 0): a sighting more than twice this far off a ball's place, the two sightings
+        before it and the two after it together within this of that place, is vision's outlier and is
+        dropped (a ball cannot leave its place and be back in it within two frames)."""
         pins = [f.pins for f in frames]
         has_pins = any(p is not None and len(p) for p in pins)
         if has_pins:
@@ -53,7 +56,7 @@ class ShotFrames:
             ps = pxy = None
         return cls(
             t=np.array([f.t_s for f in frames]),
-            z=np.stack([f.z_mm for f in frames]),
+            z=_drop_lone_sightings(np.stack([f.z_mm for f in frames]), lone_mm),
             xy=np.stack([f.xy_mm for f in frames]),
             v=np.stack([f.v_mm_s for f in frames]),
             state=np.stack([f.state for f in frames]),
@@ -232,6 +235,24 @@ class ShotContext:
         """How far ``xy`` lies inside the playing surface (negative: outside)."""
         g = self.geometry
         return float(min(xy[0], g.length_mm - xy[0], xy[1], g.width_mm - xy[1]))
+
+
+def _drop_lone_sightings(z: np.ndarray, tol: float) -> np.ndarray:
+    """``z`` (T, n, 2) with every lone sighting off a still ball's place made NaN (:meth:`ShotFrames.stack`)."""
+    if tol <= 0:
+        return z
+    for i in range(z.shape[1]):
+        ks = np.flatnonzero(np.isfinite(z[:, i, 0]))
+        if len(ks) < 5:
+            continue
+        zk = z[ks, i]
+        around = np.stack([zk[:-4], zk[1:-3], zk[3:-1], zk[4:]], axis=1)  # the two before and the two after each
+        place = np.median(around, axis=1)
+        spread = np.linalg.norm(around - place[:, None], axis=2).max(axis=1)
+        off = np.linalg.norm(zk[2:-2] - place, axis=1)
+        lone = np.flatnonzero((spread <= tol) & (off > 2.0 * tol) & (ks[4:] - ks[:-4] <= 6)) + 2
+        z[ks[lone], i] = np.nan
+    return z
 
 
 def _robust_centre(z: np.ndarray) -> np.ndarray:
