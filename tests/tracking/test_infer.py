@@ -83,10 +83,10 @@ def test_a_strike_starts_a_shot_and_at_rest_comes_within_half_a_second_of_the_st
     assert not of(evs, BallBall) and not of(evs, BallCushion)
 
 
-def _head_on():
+def _head_on(t0=1.503):
     """The cue ball struck at 1.5 m/s into r1, 500 mm away, stopping there (r1 rolls on 450 mm): the scene, the contact's
     time and r1's place."""
-    v, t0 = 1500.0, 1.503
+    v = 1500.0
     x_cue, x_red = 300.0, 800.0
     t_c = t0 + (x_red - 2 * R - x_cue) / v
     scene = Scene()
@@ -105,6 +105,22 @@ def test_a_head_on_contact_is_timed_between_frames(fps):
     assert (c.a, c.b) == ("cue", "r1")
     assert abs(c.t_s - t_c) < 0.005  # a sixth of a frame at 30 fps
     assert c.xy_mm == pytest.approx((x_red - R, 405.0), abs=3.0)
+
+
+@pytest.mark.parametrize("dx", [-4.5, 4.5])
+def test_a_struck_ball_s_last_sighting_at_rest_thrown_off_its_place_by_the_noise_is_no_start(dx):
+    """r1's last sighting before the blow (25 ms before it, late in the frame interval) is 4.5 mm off its
+    place along the shot, just past what noise at rest reaches; the next two show it on its way. That
+    sighting is where the ball rested, not where it started moving: the contact is timed from both
+    balls (before, with the sighting thrown back, r1's start was run back through it, a frame and a
+    half early, and only a loose contact was found)."""
+    scene, t_c, x_red = _head_on(t0=54 / 30 + 0.025 - (800.0 - 2 * R - 300.0) / 1500.0)
+    dets = detections(scene, FICHA, 30.0, 5.0)
+    k = max(k for k, d in enumerate(dets) if d.t_s < t_c)
+    i = list(dets[k].balls.label).index("red")
+    dets[k].balls.xy_mm[i] += (dx, 0.0)
+    (c,) = of(events_of(dets), BallBall)
+    assert (c.a, c.b) == ("cue", "r1") and abs(c.t_s - t_c) < 0.005, c
 
 
 @pytest.mark.parametrize("gap_mm", [1.0, 2.0, 3.0])

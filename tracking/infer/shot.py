@@ -329,6 +329,18 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
                 continue
             first = j
             break
+    if first is not None and first + 3 < len(ks) and dist[first] <= 1.5 * tol:
+        # the first sighting only just off its place, when the way the ball then went (a line through
+        # the next three) puts it further from that sighting than its place does: the noise of a ball
+        # still at rest, struck after it (a ball frozen to a cushion, struck into it and off it at once)
+        # (a straight run going away from its place: not one a cushion or a ball turned within it)
+        nxt = ks[first + 1:first + 4]
+        A = np.stack([np.ones(3), frames.t[nxt] - frames.t[nxt[0]]], axis=1)
+        c = np.linalg.lstsq(A, z[nxt], rcond=None)[0]
+        straight = float(np.linalg.norm(A @ c - z[nxt], axis=1).max()) <= tol and float(c[1] @ (z[nxt[0]] - r0)) > 0.0
+        was = c[0] + c[1] * (frames.t[ks[first]] - frames.t[nxt[0]])
+        if straight and float(np.linalg.norm(z[ks[first]] - r0)) < float(np.linalg.norm(z[ks[first]] - was)):
+            first += 1
     if first is None and left and ks[-1] < len(frames.t) - 1:
         # it vanished from its place at rest: struck into a pocket between two frames, or lifted
         m.nudged = True
