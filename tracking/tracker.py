@@ -454,6 +454,10 @@ class BallTracker:
         if gap <= self._step_s * 1.5:
             return self.config.max_speed_mm_s * gap + 2 * self.R
         speed = float(np.linalg.norm(tr.v))
+        if tr.at_occluder and tr.state != TrackState.OCCLUDED and not tr.moving:
+            # a ball at rest that a cue is at (not covering it) and that vision has missed since may
+            # have been struck by it: as fast as any ball (a break at 60 fps, missed two frames running)
+            return self.config.max_speed_mm_s * min(gap, 0.1) + 2 * self.R
         if tr.state == TrackState.OCCLUDED or tr.at_occluder:
             return max(1.5 * speed, 1500.0) * min(gap, 0.3) + 2 * self.R
         return (1.5 * speed + 300.0) * gap + 2 * self.R
