@@ -332,8 +332,8 @@ def _motion(frames: ShotFrames, i: int, ball: str, geometry: TableGeometry, cfg:
     if first is not None and first + 3 < len(ks) and dist[first] <= 1.5 * tol:
         # the first sighting only just off its place, when the way the ball then went (a line through
         # the next three) puts it further from that sighting than its place does: the noise of a ball
-        # still at rest, struck after it (a ball frozen to a cushion, struck into it and off it at once)
-        # (a straight run going away from its place: not one a cushion or a ball turned within it)
+        # still at rest, struck after it (a ball frozen to a cushion, struck into it and off it at once);
+        # the line must be a straight run going away from the place, not one a cushion or a ball turned
         nxt = ks[first + 1:first + 4]
         A = np.stack([np.ones(3), frames.t[nxt] - frames.t[nxt[0]]], axis=1)
         c = np.linalg.lstsq(A, z[nxt], rcond=None)[0]
