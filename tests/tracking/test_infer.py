@@ -311,6 +311,28 @@ def test_one_sighting_far_off_a_ball_at_rest_is_vision_s_outlier_not_a_touch():
     assert of(evs, AtRest)[0].positions["r1"] == pytest.approx((705.0, 430.0), abs=2.0)
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+def test_a_slow_ball_coming_back_off_a_cushion_is_still_rolling_not_at_rest(fps):
+    """The cue ball reaches the foot cushion at 60 mm/s and comes back off it at 45 mm/s, stopping 11 mm
+    out half a second later. For a quarter of a second around the bounce it stays within the rest
+    tolerances, but the tracker has it moving: the shot ends once it has stopped, where it stopped
+    (before, the shot ended at the bounce, at 60 fps its creep back was a second shot, a strike at 0.6,
+    and at 30 fps the place at rest was 7 mm out)."""
+    line, x0, a, v_in, v_out, stop_s = FICHA.length_mm - R, 900.0, 500.0, 60.0, 45.0, 0.5
+    v0 = math.sqrt(v_in ** 2 + 2 * a * (line - x0))
+    t_b = 1.5 + (v0 - v_in) / a
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x0, 300.0)), Leg(1.5, (x0, 300.0), (v0, 0.0), a), Leg(t_b, (line, 300.0), (-v_out, 0.0), v_out / stop_s))
+    still(scene, "r1", (300.0, 600.0))
+    cue_stick((x0, 300.0), 0.0, 1.5, scene)
+    out = infer(scene, fps=fps, t_end=t_b + 3.0)
+    evs = [e for e, _ in out]
+    assert len(of(evs, ShotStart)) == 1, evs
+    (rest,) = [(e, t) for e, t in out if isinstance(e, AtRest)]
+    assert rest[0].positions["cue"] == pytest.approx((line - v_out * stop_s / 2, 300.0), abs=3.0)
+    assert rest[1] <= t_b + stop_s + 0.5
+
+
 def test_a_shot_at_60_fps_ends_though_now_and_then_a_frame_misses_a_still_ball():
     # the cue ball stops at 2.1 s; from 2.0 s vision misses y1, at rest, one frame in ten: every
     # 0.25 s window (15 frames) holds such a frame, yet every ball stands still, and the shot is over

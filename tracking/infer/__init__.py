@@ -679,6 +679,8 @@ class EventInferer:
                 if st == TrackState.OCCLUDED and np.all(np.array([f.state[i] for f in window]) == TrackState.OCCLUDED):
                     continue  # hidden all along at one place
                 return None
+            if np.any(np.nan_to_num(last.v_mm_s[i]) != 0.0):
+                return None  # the tracker has it moving still (a slow ball back off a jaw stays within the tolerances below a while)
             c = median(z, axis=0)
             if np.max(np.linalg.norm(z - c, axis=1)) > cfg.rest_tol_mm * 1.5:
                 return None
