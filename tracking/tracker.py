@@ -446,8 +446,9 @@ class BallTracker:
 
     def _reach(self, tr: _Track, t: float) -> float:
         """How far from its estimate a track's ball can be now: a ball seen in the last frame may have
-        been struck (up to ``max_speed_mm_s``), and so may one under a cue, hand or arm; one missed
-        with nothing over it keeps its own speed (balls do not speed up by themselves)."""
+        been struck (up to ``max_speed_mm_s``), and so may a ball at rest missed beside a cue since (for
+        a tenth of a second) and, more slowly, one under a hand or an arm; one missed with nothing over
+        it keeps its own speed (balls do not speed up by themselves)."""
         gap = max(t - tr.last_seen_t, 1e-3)
         if tr.left_cloth:
             return 3 * self.R
