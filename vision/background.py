@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import cv2
 
-from calibration.numeric import median
+from calibration.numeric import clip, median
 from vision.config import DetectorConfig
 
 __all__ = ["ClothBackground", "brightness_and_hue", "change_score", "channel_sum"]
@@ -160,8 +160,8 @@ class ClothBackground:
             num = cv2.resize(np.sqrt(self._bb) * self.cloth, small, interpolation=cv2.INTER_AREA)
             sigma = 3.0 * self.r_low / f
             self._light = cv2.GaussianBlur(num, (0, 0), sigma) / np.maximum(cv2.GaussianBlur(m, (0, 0), sigma), 1e-3)
-        ys = np.clip(np.asarray(yx[0]) // f, 0, self._light.shape[0] - 1)
-        xs = np.clip(np.asarray(yx[1]) // f, 0, self._light.shape[1] - 1)
+        ys = clip(np.asarray(yx[0]) // f, 0, self._light.shape[0] - 1)
+        xs = clip(np.asarray(yx[1]) // f, 0, self._light.shape[1] - 1)
         return self._light[ys, xs] * self.gain
 
     @property

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.numeric import clip
 from vision.fit import find_edges, fit_circles, masked_median, outline_stretch, ray_directions, sample_rays
 
 __all__ = ["BallFits", "fit_balls", "fine_band", "sample_core", "CORE_RINGS"]
@@ -111,7 +112,7 @@ def _coarse(score: np.ndarray, scale: int, centres: np.ndarray, radius: np.ndarr
     j = np.argmin(np.where(cross, np.abs(frac[:-1] + 0.5 * (frac[1] - frac[0]) - 1.0), np.inf), axis=2)
     nn, kk = np.arange(n)[:, None], np.arange(n_rays)[None, :]
     s0, s1 = s[nn, kk, j], s[nn, kk, j + 1]
-    a = np.clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
+    a = clip((s0 - 1.0) / np.maximum(s0 - s1, 1e-6), 0.0, 1.0)
     d = (frac[j] + a * (frac[1] - frac[0])) * radius[:, None]
     edge = centres[:, None, :] + unit[None, :, :] * d[..., None]
     w = has.astype(np.float64)
@@ -159,7 +160,7 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
     e = outline_stretch(shape, unit[None, :, 0], unit[None, :, 1])  # (n, K) the outline's reach per ray, in radii
     reach = np.broadcast_to(radius[:, None] * e, (n, n_rays))
     w = fine_band(radius, scale)  # wide enough for an ellipse's ends (a sixth of a radius off the mean at most)
-    m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
+    m = int(clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1  # samples 0.75 px apart: the parabola does the rest
 
     def fine(sel: np.ndarray, c: np.ndarray) -> tuple:
         rs = sample_rays(image, c, radius[sel] - w[sel], radius[sel] + w[sel], n_rays, m, chroma_shift)
@@ -168,7 +169,7 @@ def fit_balls(image: np.ndarray, score: np.ndarray, scale: int, centres: np.ndar
         cloth_beyond = True if packed else _sample_low(score, beyond, scale) < 1.0
         need = min_contrast[sel, None]
         w0 = ((contrast >= need) & cloth_beyond).astype(np.float64)
-        w0 *= np.clip(contrast / (2 * need), 0.25, 1.0)
+        w0 *= clip(contrast / (2 * need), 0.25, 1.0)
         c2, _, res, wf = fit_circles(pts, w0, c, radius[sel], shape=None if shape is None else shape[sel])
         return pts, contrast, c2, res, wf
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibration.numeric import clip
 from calibration.table import TableProfile
 from vision.config import DetectorConfig
 
@@ -99,7 +100,7 @@ class ColourModel:
         if gain.max() / gain.min() > 2.0:  # the profile's cloth is not this cloth: trust only the brightness
             gain = np.full(3, cloth.sum() / max(self.cloth_bgr.sum(), 1.0))
         self.ref_brightness = float(np.linalg.norm(cloth))
-        self.prior_mean = np.log(np.clip(self.profile_bgr * gain, 0, 255) + _OFFSET)
+        self.prior_mean = np.log(clip(self.profile_bgr * gain, 0, 255) + _OFFSET)
         self.n[:] = 0
         self.sum[:] = 0
         self.sum2[:] = 0
@@ -110,7 +111,7 @@ class ColourModel:
     def features(self, colours: np.ndarray, cloth_light: np.ndarray) -> np.ndarray:
         """Log colours (N, 3) of ball colours (N, 3) corrected for the local light (how bright the
         cloth is round each ball (N,), grey levels)."""
-        light = np.clip(np.asarray(cloth_light, dtype=np.float64) / self.ref_brightness, 0.2, 5.0)
+        light = clip(np.asarray(cloth_light, dtype=np.float64) / self.ref_brightness, 0.2, 5.0)
         return np.log(np.maximum(np.asarray(colours, dtype=np.float64) / light[:, None], 0) + _OFFSET)
 
     def _update_classes(self) -> None:

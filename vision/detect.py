@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import Calibration
-from calibration.numeric import median
+from calibration.numeric import clip, median
 from calibration.table import TableProfile
 from vision.background import ClothBackground, channel_sum
 from vision.balls import BallFits, fine_band, fit_balls, sample_core
@@ -378,7 +378,7 @@ class Detector:
         self._chroma_looks += len(whole)
         c, r = fits.centre[whole], fits.radius_pred[whole]
         w = fine_band(r, self._scale)
-        m = int(np.clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1
+        m = int(clip(np.ceil(2 * w.max() / 0.75), 8, 40)) | 1
         rs = sample_rays(image, c, r - w, r + w, self.cfg.n_rays, m)
         diff, ok = chroma_offsets(rs, r, self.cfg.min_edge_contrast)
         a, b = self._chroma_sums
@@ -390,7 +390,7 @@ class Detector:
             b += u.T @ (d[o] - d[o].mean())
             self._chroma_seen += 1
         if self._chroma_seen >= self.cfg.chroma_balls:
-            self.chroma_shift = np.clip(np.linalg.solve(a, b), -1.0, 1.0)
+            self.chroma_shift = clip(np.linalg.solve(a, b), -1.0, 1.0)
             log.debug("detector: the video's colour lies (%+.2f, %+.2f) px off its brightness", *self.chroma_shift)
 
     def _learn_colours(self, new: BallDetections, f: np.ndarray, clear: np.ndarray, old: BallDetections) -> BallDetections:
@@ -426,7 +426,7 @@ class Detector:
             return np.zeros(0)
         q = self._low_px(centres)
         light = self._bg.light((q[:, 1], q[:, 0]))
-        return np.clip(cfg.edge_contrast_of_light * light, cfg.min_edge_contrast_dim, cfg.min_edge_contrast)
+        return clip(cfg.edge_contrast_of_light * light, cfg.min_edge_contrast_dim, cfg.min_edge_contrast)
 
     def _radius_px(self, centres: np.ndarray) -> np.ndarray:
         return self._view.radius_at_px(centres) if len(centres) else np.zeros(0)
@@ -450,7 +450,7 @@ class Detector:
     def _low_px(self, xy_px: np.ndarray) -> np.ndarray:
         """Full-resolution pixels (n, 2) -> integer pixels of the shrunk picture (n, 2), clipped."""
         q = np.round((np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) + 0.5) / self._scale - 0.5).astype(int)
-        return np.clip(q, 0, np.array(self._low_size) - 1)
+        return clip(q, 0, np.array(self._low_size) - 1)
 
     def _in_region(self, xy_px: np.ndarray, region: np.ndarray) -> np.ndarray:
         q = self._low_px(xy_px)
@@ -595,17 +595,17 @@ class Detector:
         good = (visible >= 0.7) & ~airborne & (fits.stretch[idx] <= 0.03 * fits.radius_pred[idx] + 0.15) & (not packed)
         if good.any():
             rate = max(0.05, 1.0 / (1.0 + self._scale_seen))
-            self.radius_scale = float(np.clip(self.radius_scale + rate * (median(ratio[good]) - self.radius_scale), 0.7, 1.4))
+            self.radius_scale = float(clip(self.radius_scale + rate * (median(ratio[good]) - self.radius_scale), 0.7, 1.4))
             self._scale_seen += 1
         for c in np.unique(k[good & (label != "")]):
             r_c = float(median(ratio[good & (label != "") & (k == c)]))
             rate = max(0.05, 1.0 / (1.0 + self._class_seen[c]))
-            self._class_scale[c] = float(np.clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
+            self._class_scale[c] = float(clip(self._class_scale[c] + rate * (r_c - self._class_scale[c]), 0.7, 1.4))
             self._class_seen[c] += 1
         clear = (visible >= 0.8) & ~airborne & ~in_pocket
         state = np.where(airborne, BallState.AIRBORNE, BallState.VISIBLE).astype(np.uint8)
         state[in_pocket] = BallState.IN_POCKET
-        score = np.clip(visible * np.clip(fits.contrast[idx] / (3 * fits.min_contrast[idx]), 0, 1), 0, 1)
+        score = clip(visible * clip(fits.contrast[idx] / (3 * fits.min_contrast[idx]), 0, 1), 0, 1)
         return BallDetections(frame=frame, t_s=t_s, classes=self.classes, xy_mm=xy_mm, xy_px=centre,
                               radius_px=radius, height_mm=lift, label=label, class_prob=prob,
                               score=score.astype(np.float32), state=state), f, clear
@@ -629,7 +629,7 @@ class Detector:
         mouth = on | (np.hypot(x[:, None] - pockets[:, 0], y[:, None] - pockets[:, 1]) <= reach).any(axis=1)
         # each centre's distance from each cushion's nose (a segment)
         d = xy_mm[:, None, :] - a[None]
-        t = np.clip((d[..., 0] * ab[:, 0] + d[..., 1] * ab[:, 1]) / ab2, 0.0, 1.0)
+        t = clip((d[..., 0] * ab[:, 0] + d[..., 1] * ab[:, 1]) / ab2, 0.0, 1.0)
         clear = (np.hypot(d[..., 0] - t * ab[:, 0], d[..., 1] - t * ab[:, 1]) >= radii * r).all(axis=1)
         clear &= (np.hypot(x[:, None] - holes[:, 0], y[:, None] - holes[:, 1]) > 0.9 * hole_r).all(axis=1)  # over one, a ball drops
         return mouth & clear, on & clear
@@ -776,7 +776,7 @@ class Detector:
         dark cloth is as dark as its own shadow; a green ball on green cloth is the cloth's colour)."""
         cloth = (self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain).astype(np.float64)
         c = np.asarray(colour, dtype=np.float64)
-        k = np.clip((c * cloth).sum(axis=1) / np.maximum((cloth * cloth).sum(axis=1), 1.0), self.cfg.shadow_darkest, 1.0)
+        k = clip((c * cloth).sum(axis=1) / np.maximum((cloth * cloth).sum(axis=1), 1.0), self.cfg.shadow_darkest, 1.0)
         return np.linalg.norm(c - k[:, None] * cloth, axis=1) > 2.0 * self._same_colour(c)
 
     def _same_colour(self, colour: np.ndarray) -> np.ndarray:
@@ -793,7 +793,7 @@ class Detector:
         cloth = self._bg.bg[q[:, 1], q[:, 0]] * self._bg.gain
         alpha = (1.0 / np.maximum(smear, 1.0))[:, None]
         core = summarise_colours(sample_core(image, centre, radius * 0.5))
-        f = self.colours.features(np.clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
+        f = self.colours.features(clip((core - (1 - alpha) * cloth) / alpha, 0, 255), self._bg.light((q[:, 1], q[:, 0])))
         return (core, f, *self.colours.classify(f))
 
     def _streak_middles(self, image: np.ndarray, new: BallDetections, still: BallDetections | None,
@@ -854,7 +854,7 @@ class Detector:
         def comp_of(px: np.ndarray) -> np.ndarray:
             q = self._low_px(px) - win.origin
             on = (q[:, 0] >= 0) & (q[:, 0] < w) & (q[:, 1] >= 0) & (q[:, 1] < h)
-            return np.where(on, lab[np.clip(q[:, 1], 0, h - 1), np.clip(q[:, 0], 0, w - 1)], 0)
+            return np.where(on, lab[clip(q[:, 1], 0, h - 1), clip(q[:, 0], 0, w - 1)], 0)
 
         comp = comp_of(new.xy_px)
         fixed = np.concatenate([comp_of(carried.xy_px), comp_of(still.xy_px)])
@@ -881,8 +881,8 @@ class Detector:
             across = np.array([-along[1], along[0]])
             probes = [mid] if len(mine) == 2 else [mid, mid + 0.5 * (mid - at[0])]
             line = np.concatenate([p + np.outer(np.linspace(-0.7 * r, 0.7 * r, 9), across) for p in probes])
-            qx = np.clip(np.round(line[:, 0] - win.origin[0]).astype(int), 0, w - 1)
-            qy = np.clip(np.round(line[:, 1] - win.origin[1]).astype(int), 0, h - 1)
+            qx = clip(np.round(line[:, 0] - win.origin[0]).astype(int), 0, w - 1)
+            qy = clip(np.round(line[:, 1] - win.origin[1]).astype(int), 0, h - 1)
             if (lab[qy, qx] == i).mean() < 0.8:
                 continue
             centre = (mid + 0.5) * s - 0.5

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.numeric import clip
+
 __all__ = ["RaySamples", "sample_rays", "chroma_offsets", "find_edges", "fit_circles", "outline_stretch", "masked_median", "ray_directions"]
 
 
@@ -117,12 +119,12 @@ def find_edges(rs: RaySamples, expected: np.ndarray, min_share: float = 0.4) -> 
     denom = gl - 2 * gi + gr
     with np.errstate(divide="ignore", invalid="ignore"):
         off = np.where(denom < -1e-6, 0.5 * (gl - gr) / denom, 0.0)
-    off = np.clip(off, -0.5, 0.5)
+    off = clip(off, -0.5, 0.5)
     dist = rs.t_px[:, :1] + (i + 1 + off) * step[:, None]
     points = rs.centres[:, None, :] + rs.unit[None, :, :] * dist[..., None]
     d = np.maximum(1, np.round(1.5 / step)).astype(int)[:, None]
-    lo = np.clip(i + 1 - d, 0, m - 1)
-    hi = np.clip(i + 1 + d, 0, m - 1)
+    lo = clip(i + 1 - d, 0, m - 1)
+    hi = clip(i + 1 + d, 0, m - 1)
     return points, dist, _norm3(v[nn, kk, lo] - v[nn, kk, hi])
 
 

@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import Calibration
+from calibration.numeric import clip
 from calibration.table import TableProfile
 
 __all__ = ["TableView"]
@@ -147,8 +148,8 @@ class TableView:
         """Bilinear read of a coarse grid (gy, gx) or (gy, gx, C) (``grid_step_px`` apart) at picture
         points (N, 2): (N,) or (N, C)."""
         p = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) / self.grid_step_px
-        x = np.clip(p[:, 0], 0, g.shape[1] - 1.001)
-        y = np.clip(p[:, 1], 0, g.shape[0] - 1.001)
+        x = clip(p[:, 0], 0, g.shape[1] - 1.001)
+        y = clip(p[:, 1], 0, g.shape[0] - 1.001)
         x0, y0 = x.astype(int), y.astype(int)
         fx, fy = (v.reshape(v.shape + (1,) * (g.ndim - 2)) for v in (x - x0, y - y0))
         top = g[y0, x0] * (1 - fx) + g[y0, x0 + 1] * fx

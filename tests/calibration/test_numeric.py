@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from calibration.numeric import median
+from calibration.numeric import clip, median
 
 _floats = st.floats(-1e6, 1e6, width=64) | st.just(np.nan)
 
@@ -40,3 +40,20 @@ def test_median_of_integers_and_of_nothing():
     assert median(np.zeros((0, 2)), axis=0).shape == (2,) and np.isnan(median(np.zeros((0, 2)), axis=0)).all()
     with pytest.raises(ValueError, match="axis must be None or 0"):
         median(np.zeros((3, 2)), axis=1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float64, np.float32, np.int64]), hnp.array_shapes(max_dims=3, max_side=6),
+                  elements=st.integers(-1000, 1000)),
+       st.integers(-500, 0), st.integers(0, 500))
+def test_clip_is_numpys(a, lo, hi):
+    assert _same(clip(a, lo, hi), np.clip(a, lo, hi))
+    assert _same(clip(a, float(lo), float(hi)), np.clip(a, float(lo), float(hi)))
+    bound = np.full(a.shape[-1:] if a.ndim else (), hi)
+    assert _same(clip(a, 0, bound), np.clip(a, 0, bound))
+
+
+def test_clip_keeps_nan_and_scalars_as_numpy_does():
+    a = np.array([np.nan, -2.0, 0.5, 3.0])
+    assert _same(clip(a, 0.0, 1.0), np.clip(a, 0.0, 1.0))
+    assert _same(clip(np.float64(2.5), 0, 1), np.clip(np.float64(2.5), 0, 1))
