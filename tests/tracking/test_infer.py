@@ -657,6 +657,30 @@ def test_a_ball_put_down_while_the_shot_waits_on_a_holes_edge_ends_that_shot():
     assert not of(evs, BallBall) and not of(evs, Pot)
 
 
+def test_a_pin_down_and_set_up_again_while_the_shot_waits_on_a_holes_edge_went_down_in_that_shot():
+    """The white is struck at 1.0 s and stops on h40's edge at about 2.0 s; the black pin, knocked over
+    at 1.6 s, reads down until 3.5 s, when it is set up on its spot again for the next shot while the
+    call still waits for the white to drop (bar billiards 2f b). A fallen pin does not stand up by
+    itself: it went down in this shot (2h), and the table at rest is without it; not a pin moved."""
+    spots = {p.id: p.xy_mm for p in BAR.pins}
+    ids = ("black", "red", "white1", "white2")
+
+    def pins_at(t):
+        xy = np.array([spots[p] for p in ids], dtype=float)
+        st = np.zeros(4, dtype=np.uint8)
+        if 1.6 <= t < 3.5:
+            st[0], xy[0] = PinState.DOWN, np.nan
+        return PinDetections(ids, xy, st, np.full(4, 0.9, dtype=np.float32))
+
+    scene = Scene()
+    _on_the_edge_of_h40(scene)
+    evs = _bar_events(scene, pins_at, 10.5)  # (it waits at most edge_wait_max_s for the white)
+    assert [e.pin for e in of(evs, PinDown)] == ["black"], evs
+    assert not of(evs, PinMoved)
+    (rest,) = of(evs, AtRest)
+    assert "black" not in rest.pins and {"red", "white1", "white2"} <= set(rest.pins)
+
+
 def test_a_ball_on_a_holes_edge_knocked_in_is_potted_by_the_contact_not_dropping_by_itself():
     """The ball waiting on h40's edge is struck in by the next shot's ball: potted there once that ball
     reached it, with no time on the edge (2f b is for a ball that drops by itself)."""

@@ -38,8 +38,8 @@ import numpy as np
 
 from calibration.numeric import median
 from calibration.table import TableProfile
-from tracking.events import (AtRest, BallPlaced, BallRemoved, BallTouched, Event, ShotStart, Unobserved, event_from_dict,
-                             event_to_dict)
+from tracking.events import (AtRest, BallPlaced, BallRemoved, BallTouched, Event, PinDown, ShotStart, Unobserved,
+                             event_from_dict, event_to_dict)
 from tracking.geometry import TableGeometry
 from tracking.infer.contact import contact_events, infer_contacts
 from tracking.infer.cushion import infer_cushions
@@ -211,7 +211,7 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     t_end = _end_time(ctx, events)
     events = [e for e in events if not (isinstance(e, Unobserved) and e.until_s < e.t_s)]
     if strike:
-        events.append(_at_rest(ctx, t_end, potted | gone))
+        events.append(_at_rest(ctx, t_end, potted | gone, {e.pin for e in events if isinstance(e, PinDown)}))
     # every event within the shot, in time order (ties keep the order above: the strike first)
     lo = ctx.t_strike
     events = [e if isinstance(e, BallRemoved) or e is touch else _clamp(e, lo, t_end) for e in events]
@@ -343,7 +343,9 @@ def _lost(ctx: ShotContext, accounted: set[int]) -> list[Unobserved]:
     return out
 
 
-def _at_rest(ctx: ShotContext, t_end: float, gone: set[int]) -> AtRest:
+def _at_rest(ctx: ShotContext, t_end: float, gone: set[int], down: set[str]) -> AtRest:
+    """Where the balls and pins stand at the end of the shot; not the pins ``down`` in it (one set up
+    again before the shot was called over is not standing yet as the rules count the shot)."""
     positions = {}
     for m in ctx.motions:
         if m.i in gone:
@@ -361,7 +363,7 @@ def _at_rest(ctx: ShotContext, t_end: float, gone: set[int]) -> AtRest:
         tail = f.t >= f.t[-1] - ctx.config.pin_settle_s
         for j, pid in enumerate(g.pin_ids[: f.pin_state.shape[1]]):
             st = f.pin_state[tail, j]
-            if np.mean(st == PinState.DOWN) > 0.5:
+            if pid in down or np.mean(st == PinState.DOWN) > 0.5:
                 continue
             xy = f.pin_xy[tail, j][st != PinState.DOWN]
             xy = xy[np.isfinite(xy[:, 0])]

@@ -4,7 +4,9 @@ Vision reads each pin every frame (standing on its spot, moved, down). A pin sto
 began when it reads standing three frames running from ``pin_settle_s`` before the strike on (a pin
 knocked over in the last shot is set up again on its spot between shots, as late as the strike;
 one read down all along fell before). A pin is down when it stood at the strike and reads down for most of the last ``pin_settle_s`` of the
-shot (a wobbling pin misread for a frame does not count); it moved when it stands at the end more
+shot (a wobbling pin misread for a frame does not count), or for ``pin_settle_s`` running before it
+stood again (a fallen pin does not stand up by itself: it was set up on its spot again before the
+shot was called over, as while the call waits seconds for a ball on a hole's edge); it moved when it stands at the end more
 than ``pin_moved_mm`` from where it stood at the strike, or when a ball touched it: a ball bounced
 off it (a kink in its path against the pin), or its path came within touching distance of the pin
 (``pin_touch_mm`` beyond the ball's radius plus the pin's: a glancing touch deflects the ball by
@@ -65,6 +67,16 @@ def _graze_time(ctx: ShotContext, j: int, before: float) -> float | None:
     return best
 
 
+def _lay_down(down: np.ndarray, t: np.ndarray, dt: float, span: float) -> bool:
+    """Whether the readings ``down`` (bool, at times ``t``) hold a run of down readings lasting
+    ``span`` seconds (a frame counts ``dt``)."""
+    if not down.any():
+        return False
+    edges = np.diff(np.r_[0, down.astype(np.int8), 0])
+    first, past = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return bool(np.any(t[past - 1] - t[first] + dt >= span - 1e-9))
+
+
 def _came_near(ctx: ShotContext, j: int) -> bool:
     """Whether a ball was measured after the strike within a ball's width of touching pin ``j``."""
     g = ctx.geometry
@@ -99,7 +111,8 @@ def infer_pins(ctx: ShotContext) -> list[PinDown | PinMoved]:
         n_up = 3
         while k_up + n_up < len(t) and standing[k_up + n_up] and t[k_up + n_up] < ctx.t_strike:
             n_up += 1
-        down_end = np.mean(st[settle] == PinState.DOWN) > 0.5
+        down_end = np.mean(st[settle] == PinState.DOWN) > 0.5 or _lay_down(st[k_up:] == PinState.DOWN, t[k_up:], ctx.dt,
+                                                                              cfg.pin_settle_s)
         if down_end:
             first = np.flatnonzero(st[k_up:] == PinState.DOWN)
             t_first = float(t[k_up + first[0]]) if len(first) else float(t[-1])
