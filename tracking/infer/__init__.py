@@ -77,6 +77,7 @@ class InferConfig:
     rest_window_s: float = 0.25  # every ball still this long: the shot is over (its events come out then)
     rest_tol_mm: float = 4.0  # still: moving less than this (and 3 noise) within the window ...
     creep_mm: float = 1.8  # ... and its halves' medians less than this apart (a ball creeping to a stop is not still)
+    creep_mm_s: float = 15.0  # ... and its straight-line speed over the window under this, or under 3 of its own noise
     preroll_s: float = 1.0  # frames kept from before a shot (the balls at rest, the cue coming in)
     max_shot_s: float = 90.0  # a shot that never comes to rest is cut here
     edge_wait_max_s: float = 7.5  # bar billiards: a ball on a hole's edge may still drop (2f b waits 5 s)
@@ -217,6 +218,22 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
     events = [e if isinstance(e, BallRemoved) or e is touch else _clamp(e, lo, t_end) for e in events]
     events.sort(key=lambda e: (e.t_s, 0 if isinstance(e, ShotStart) else 2 if isinstance(e, AtRest) else 1))
     return events
+
+
+def _creeping(t: np.ndarray, z: np.ndarray, floor_mm_s: float) -> bool:
+    """Whether measurements ``z`` (n, 2) at times ``t`` (n,) run on in a straight line faster than
+    ``floor_mm_s`` and than three times the noise of that speed (the line's residuals tell it): a ball
+    rolling to a stop at 30 mm/s moves 8 mm in a rest window, which a vision's noise of 2 mm a frame
+    can hide from the halves' medians, not from a line through every measurement."""
+    tc = t - t.mean()
+    stt = float(tc @ tc)
+    if len(t) < 4 or stt <= 0.0:
+        return False
+    zc = z - z.mean(axis=0)
+    v = (tc @ zc) / stt  # (2,) least-squares velocity
+    res = zc - np.outer(tc, v)
+    sigma_v = math.sqrt(float(np.sum(res * res)) / (2 * (len(t) - 2)) / stt)  # per axis
+    return bool(np.linalg.norm(v) > max(floor_mm_s, 3.0 * sigma_v))
 
 
 def _on_table(state: np.ndarray) -> np.ndarray:
@@ -676,7 +693,8 @@ class EventInferer:
                 continue
             if st in (TrackState.MISSING, TrackState.AIRBORNE):
                 return None
-            z = np.array([f.z_mm[i] for f in window if np.isfinite(f.z_mm[i, 0])])
+            seen = [f for f in window if np.isfinite(f.z_mm[i, 0])]
+            z = np.array([f.z_mm[i] for f in seen])
             if len(z) == 0:
                 if st == TrackState.OCCLUDED and np.all(np.array([f.state[i] for f in window]) == TrackState.OCCLUDED):
                     continue  # hidden all along at one place
@@ -689,6 +707,8 @@ class EventInferer:
             half = len(z) // 2
             if half >= 2 and np.linalg.norm(median(z[:half], axis=0) - median(z[half:], axis=0)) > cfg.creep_mm:
                 return None  # still creeping
+            if half >= 2 and _creeping(np.array([f.t_s for f in seen]), z, cfg.creep_mm_s):
+                return None  # still creeping, as all its measurements in the window together say
             # (one frame that missed it among a window of a dozen or more, seen still on both sides, is no
             # motion: at 60 fps nine balls' 15 frames often hold one, and a shot could run on into the next)
             missed = np.array([f.state[i] for f in window]) == TrackState.MISSING
