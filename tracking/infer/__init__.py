@@ -223,8 +223,8 @@ def analyse_shot(frames: ShotFrames, ids: tuple[str, ...], geometry: TableGeomet
 def _creeping(t: np.ndarray, z: np.ndarray, floor_mm_s: float) -> bool:
     """Whether measurements ``z`` (n, 2) at times ``t`` (n,) run on in a straight line faster than
     ``floor_mm_s`` and than three times the noise of that speed (the line's residuals tell it): a ball
-    rolling to a stop at 30 mm/s moves 8 mm in a rest window, which a vision's noise of 2 mm a frame
-    can hide from the halves' medians, not from a line through every measurement."""
+    still rolling at 30 mm/s moves 7.5 mm in a rest window, which vision's noise of 2 mm a frame can
+    hide from the halves' medians, not from a line through every measurement."""
     tc = t - t.mean()
     stt = float(tc @ tc)
     if len(t) < 4 or stt <= 0.0:
