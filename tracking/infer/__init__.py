@@ -765,6 +765,7 @@ class EventInferer:
         if len(recent) < 2:
             return False
         z = np.stack([f.z_mm for f in recent])  # (frames, balls, 2)
+        rolling = np.any(np.nan_to_num(np.stack([f.v_mm_s for f in recent])) != 0.0, axis=2)  # (frames, balls)
         touch = g.R + g.pin_r[standing] + cfg.cushion_tol_mm  # (pins,)
         ts = np.array([f.t_s for f in recent])
         for i in range(z.shape[1]):
@@ -773,7 +774,9 @@ class EventInferer:
                 continue
             a, b = z[ks[:-1], i], z[ks[1:], i]  # each step between two measurements
             d = b - a
-            moving = np.linalg.norm(d, axis=1) > cfg.move_mm
+            # (a step of a ball the tracker has at rest at both ends is vision's noise: a ball resting
+            # against a pin jitters by more than move_mm between two frames now and then)
+            moving = (np.linalg.norm(d, axis=1) > cfg.move_mm) & (rolling[ks[:-1], i] | rolling[ks[1:], i])
             if not moving.any():
                 continue
             a, d, t_b = a[moving], d[moving], ts[ks[1:]][moving]
