@@ -13,3 +13,12 @@ REALDATA = Path(os.environ.get("CUEREF_REALDATA", ROOT.parent / "shared" / "real
 # source folder -> the public repository its clips come from (named when they are absent)
 REPOSITORY = {"billiard-ai-bfh": "LukasSeglias/billiard-ai", "james-ecd-pool": "james-ecd/pool-ball-tracker",
               "ipi-final-br": "frapsMatheus/IPI_FINAl"}
+
+
+def need_source(source: str) -> None:
+    """Skip the calling test, naming the source and where it was looked for, when its clips are absent."""
+    import pytest
+
+    if not (REALDATA / source).is_dir():
+        pytest.skip(f"real clips from {REPOSITORY[source]} ({source}) not present in {REALDATA} "
+                    "(set CUEREF_REALDATA to their folder)")

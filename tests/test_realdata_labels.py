@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests._realdata import REALDATA, REPOSITORY
+from tests._realdata import REALDATA, REPOSITORY, need_source
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -41,12 +41,6 @@ def frame_id(f: dict) -> str:
 
 def clip_path(source: str, clip: str) -> Path:
     return REALDATA / source / clip
-
-
-def need_source(source: str) -> None:
-    if not (REALDATA / source).is_dir():
-        pytest.skip(f"real clips from {REPOSITORY[source]} ({source}) not present in {REALDATA} "
-                    "(set CUEREF_REALDATA to their folder)")
 
 
 @lru_cache(maxsize=None)

@@ -13,17 +13,11 @@ from __future__ import annotations
 import pytest
 
 from bench.realdata import clips, score_clip, summarise
-from tests._realdata import REALDATA, REPOSITORY
-
-
-def _need(source: str) -> None:
-    if not (REALDATA / source).is_dir():
-        pytest.skip(f"real clips from {REPOSITORY[source]} ({source}) not present in {REALDATA} "
-                    "(set CUEREF_REALDATA to their folder)")
+from tests._realdata import need_source
 
 
 def _scored(source: str, only: set[str] | None = None) -> dict:
-    _need(source)
+    need_source(source)
     results = [score_clip(source, clip, frames) for (_, clip), frames in clips([source], only).items()]
     assert results, f"no labelled clip of {source} was scored"
     return summarise(results)[source]
@@ -57,7 +51,7 @@ def test_a_red_standing_in_a_pockets_jaws_when_the_video_starts_is_seen():
     """billiard-ai-bfh video_9_0056_0101: the red stands in the jaws of the top right pocket from the
     first frame until the white pots it (1.8 s). Its outline, partly against the jaw, is a little
     rougher at the predicted radius than the detector accepts."""
-    _need("billiard-ai-bfh")
+    need_source("billiard-ai-bfh")
     (frames,) = clips(["billiard-ai-bfh"], {"video_9_0056_0101.mp4"}).values()
     r = score_clip("billiard-ai-bfh", "video_9_0056_0101.mp4", frames)
     assert not [m for m in r["misses"] if m[2] == "red" and m[3] == "on_table"], r["misses"]
