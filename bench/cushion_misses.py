@@ -52,6 +52,7 @@ def run(job: tuple) -> list[dict]:
     period = 1.0 / fps
     R = prof.ball_radius_mm
     jaws = np.array([p.xy_mm for p in getattr(prof, "pockets", ())] or [[np.inf, np.inf]], dtype=float)
+    jaw_points = np.array([j for p in getattr(prof, "pockets", ()) for j in p.jaws_mm] or [[np.inf, np.inf]], dtype=float)
     out = []
     tshots, ishots = split_shots(clip.events), split_shots(events)
     for ts in tshots:
@@ -86,6 +87,9 @@ def run(job: tuple) -> list[dict]:
             others = np.delete(clip.xy[f], i, axis=0)
             row["near_ball_mm"] = round(float(np.nanmin(np.linalg.norm(others - xy[f], axis=1)) - 2 * R), 0) if len(others) else None
             row["jaw_mm"] = round(float(np.min(np.linalg.norm(jaws - xy[f], axis=1))), 0)
+            # the simulator logs a touch of a jaw point (the end of a cushion's nose at a pocket) as a
+            # contact with the cushion that owns it, placed at that point
+            row["jaw_touch"] = bool(np.min(np.linalg.norm(jaw_points - np.asarray(e.xy_mm), axis=1)) < 0.5)
             lastbb = [b.t_s for b in tbb if e.ball in (b.a, b.b) and b.t_s <= e.t_s + 1e-9]
             row["after_bb_s"] = round(e.t_s - lastbb[-1], 3) if lastbb else None
             row["corner"] = any(c.ball == e.ball and c.cushion != e.cushion and abs(c.t_s - e.t_s) < 0.2 for c in tc)
@@ -134,6 +138,8 @@ def classify(r: dict) -> str:
         return f"status {r.get('status')}"
     if r["inferred_near"]:
         return "another cushion or time inferred"
+    if r.get("jaw_touch"):
+        return "a jaw point touched"
     if r["jaw_mm"] is not None and r["jaw_mm"] < 120:
         return "near a pocket"
     if r["corner"]:
