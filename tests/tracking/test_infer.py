@@ -1269,6 +1269,33 @@ def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_see
     assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
 
 
+@pytest.mark.parametrize("late_s", [0.0, 0.008, 0.016, 0.024])
+def test_a_ball_resting_a_frames_way_from_a_cushion_struck_into_it_and_seen_once_going_in_bounced(late_s):
+    # r1 rests 21 mm off the left cushion's line; the cue ball, rolling left at 0.78 m/s, hits it half
+    # ball: r1 goes in at 390 mm/s across the line and bounces 54 ms after the contact, seen once or twice
+    # on its way in (the contact at four phases of the 30 fps frames); its way in starts at its rest
+    # place at the contact, which the frames before saw well
+    v = 780.0
+    t_c = 2.0 + late_s
+    x_red, y = R + 21.0, 405.0
+    n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
+    at_contact = np.array([x_red, y]) - 2 * R * n
+    x_cue = at_contact[0] + 400.0
+    t0 = t_c - 400.0 / v
+    v_red = (v * -n[0]) * n
+    t_hit = t_c + 21.0 / -v_red[0]
+    hit = np.array([x_red, y]) + v_red * (t_hit - t_c)
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
+              Leg(t_c, tuple(at_contact), tuple(np.array([-v, 0.0]) - v_red), 1500.0))
+    scene.add("r1", "red", Leg(0.0, (x_red, y)), Leg(t_c, (x_red, y), tuple(v_red)),
+              Leg(t_hit, tuple(hit), (0.6 * -v_red[0], v_red[1]), 1500.0))
+    cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
+    evs = events(scene, t_end=4.5)
+    (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
+    assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
+
+
 def test_a_ball_frozen_to_a_cushion_pushed_into_it_bounces_at_the_contact():
     # r1 rests against the left cushion; the cue ball, rolling left at 0.6 m/s, hits it half ball: r1
     # is pressed into the cushion and comes back out by 3 mm, less than its noise lets a frame show

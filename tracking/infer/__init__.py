@@ -106,6 +106,7 @@ class InferConfig:
     frozen_cushion_mm: float = 1.0  # a ball resting this close to a cushion bounces off it when pushed in
     frozen_along_cos: float = 0.1  # ... even struck along it, the line of centres this far (cosine) out of it, by a ball clear of its line
     graze_from_mm: float = 1.5  # a path coming in from at least this far off a cushion line and reaching it grazes it
+    start_time_s: float = 0.005  # a ball's start between frames is known to about this (its rest place, a sample of its way in)
     bounce_window_s: float = 0.3  # a bounce's arms are fitted over at most this long either side ...
     bounce_chi2: float = 4.0  # ... as long as a straight line fits them within this many noise variances a sample
     apex_window_s: float = 0.05  # ... its apex is the sample nearest the line within this of it

@@ -131,9 +131,17 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
     if len(k) < 4:
         return []
     t, z = f.t[k], f.z[k, i]
-    d = line.distance(z)
     speed = np.linalg.norm(np.nan_to_num(f.v[k, i]), axis=1)
     w = 1.0 / (m.noise_scale * np.hypot(m.sigma0, cfg.blur_s * speed)) ** 2
+    if m.r0 is not None and 1e-6 < f.t[k[0]] - m.t_start < 1.5 * ctx.dt:
+        # its rest place at its start is one more sample of its way in (a ball struck at rest a frame's way
+        # from a cushion is seen once, or not at all, before it bounces): known as well as the start time
+        # is, at the speed it was first seen at
+        t = np.concatenate([[m.t_start], t])
+        z = np.concatenate([m.r0[None], z])
+        w = np.concatenate([[1.0 / np.hypot(m.sigma0, cfg.start_time_s * speed[0]) ** 2], w])
+        k = np.concatenate([[-1], k])
+    d = line.distance(z)
     span = max(3, int(round(cfg.bounce_window_s / ctx.dt)))
     clear = max(3.0 * m.noise_scale * m.sigma0, cfg.cushion_tol_mm / 2)
     found: list[tuple[Bounce, np.ndarray]] = []
