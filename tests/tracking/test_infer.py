@@ -1674,3 +1674,47 @@ def test_a_ball_first_seen_for_one_frame_in_the_shot_and_gone_is_no_removal():
     assert of(out, ShotStart) and of(out, ShotStart)[0].ball == "cue"
     assert not of(out, BallRemoved)
     assert not [e for e in out if getattr(e, "ball", None) == "y1"]
+
+
+def _line_piece(t0: float, t1: float, xy0, v) -> "Piece":
+    from tracking.infer.segments import Piece
+
+    return Piece(0, 1, t0, t0, t1, np.array([xy0[0], v[0], 0.0]), np.array([xy0[1], v[1], 0.0]), 1.0)
+
+
+@pytest.mark.parametrize("drift_mm_s", [0.0, -20.0])
+def test_a_glancing_touch_of_two_balls_running_side_by_side_is_timed_by_their_kinks(drift_mm_s):
+    # two balls run right at 500 mm/s side by side, a ball width apart (their gap hardly changing, or
+    # opening a little: the pieces before carry the noise of a few frames), and part at 1.0 s, each
+    # turned 100 mm/s off its way: the gap's first reach of its width is no time at all, the kinks are
+    from tracking.infer.contact import _moving_contact_time
+    from tracking.infer.shot import BallMotion, Kink
+
+    dt, t_k = 1 / 30, 1.0
+    ya, yb = 400.0, 400.0 + 2 * R + 0.3
+    va, vb = np.array([500.0, 0.0]), np.array([500.0, drift_mm_s])
+    a = BallMotion(0, "cue", True, np.array([0.0, ya]), 1.0, moved=True, t_start=0.0)
+    b = BallMotion(1, "r1", True, np.array([0.0, yb]), 1.0, moved=True, t_start=0.0)
+    a.pieces = [_line_piece(0.0, t_k, (0.0, ya), va), _line_piece(t_k, 2.0, (500.0 * t_k, ya), va + [0.0, -100.0])]
+    b.pieces = [_line_piece(0.0, t_k, (0.0, yb), vb), _line_piece(t_k, 2.0, (500.0 * t_k, yb + drift_mm_s * t_k), vb + [0.0, 100.0])]
+    ka = Kink(t_k + 0.004, a.pieces[0].at(t_k), va, va + [0.0, -100.0], 0)
+    kb = Kink(t_k - 0.004, b.pieces[0].at(t_k), vb, vb + [0.0, 100.0], 0)
+    assert abs(_moving_contact_time(a, b, ka, kb, dt) - t_k) < 0.005
+
+
+def test_two_balls_meeting_head_on_are_timed_by_their_gap_not_their_kinks():
+    # the same two balls meeting head on at 500 mm/s each: the gap closes fast and times the contact;
+    # one ball's kink placed 15 ms late by the noise does not move it
+    from tracking.infer.contact import _moving_contact_time
+    from tracking.infer.shot import BallMotion, Kink
+
+    dt, t_c, y = 1 / 30, 1.0, 400.0
+    va, vb = np.array([500.0, 0.0]), np.array([-500.0, 0.0])
+    xa, xb = 500.0 - R, 500.0 + R  # at the contact
+    a = BallMotion(0, "cue", True, np.array([xa - 500.0 * t_c, y]), 1.0, moved=True, t_start=0.0)
+    b = BallMotion(1, "r1", True, np.array([xb + 500.0 * t_c, y]), 1.0, moved=True, t_start=0.0)
+    a.pieces = [_line_piece(0.0, t_c, (xa - 500.0 * t_c, y), va), _line_piece(t_c, 2.0, (xa, y), -va)]
+    b.pieces = [_line_piece(0.0, t_c, (xb + 500.0 * t_c, y), vb), _line_piece(t_c, 2.0, (xb, y), -vb)]
+    ka = Kink(t_c, a.pieces[0].at(t_c), va, -va, 0)
+    kb = Kink(t_c + 0.015, b.pieces[0].at(t_c), vb, -vb, 0)
+    assert abs(_moving_contact_time(a, b, ka, kb, dt) - t_c) < 0.003
