@@ -240,7 +240,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 other = [k for k in j_m.kinks if abs(k.t - kink.t) < 2.0 * dt]
                 if not other:
                     continue
-                t_c = _moving_contact_time(i_m, j_m, kink, min(other, key=lambda k: abs(k.t - kink.t)), dt)
+                t_c = _moving_contact_time(i_m, j_m, kink, other[0], dt)
                 a, b, approach = _oriented(ctx, i_m.i, j_m.i, t_c)
                 pa, pb = ctx.motions[a].at(t_c), ctx.motions[b].at(t_c)
                 xy = 0.5 * (pa + pb) if pa is not None and pb is not None else kink.xy
