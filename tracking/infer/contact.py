@@ -21,7 +21,7 @@ import numpy as np
 
 from tracking.events import BallBall
 from tracking.geometry import outline_width, polygon_distance
-from tracking.infer.shot import BallMotion, Kink, ShotContext
+from tracking.infer.shot import BallMotion, ShotContext
 from tracking.tracks import TrackState
 
 __all__ = ["Contact", "infer_contacts", "contact_events", "velocity_before"]
@@ -240,7 +240,7 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 other = [k for k in j_m.kinks if abs(k.t - kink.t) < 2.0 * dt]
                 if not other:
                     continue
-                t_c = _moving_contact_time(i_m, j_m, kink, other[0], dt)
+                t_c = _moving_contact_time(i_m, j_m, kink.t, dt)
                 a, b, approach = _oriented(ctx, i_m.i, j_m.i, t_c)
                 pa, pb = ctx.motions[a].at(t_c), ctx.motions[b].at(t_c)
                 xy = 0.5 * (pa + pb) if pa is not None and pb is not None else kink.xy
@@ -368,23 +368,20 @@ def _explain_kinks(m: BallMotion, t: float, dt: float) -> None:
             k.explained = True
 
 
-def _moving_contact_time(i_m: BallMotion, j_m: BallMotion, ki: Kink, kj: Kink, dt: float) -> float:
-    """When the two balls' centres were 2R apart just before their velocities changed (``ki``,
-    ``kj``), from each ball's piece before its change (searched a frame either side of the kinks); or,
-    when those pieces close on each other much slower than the contact changed the balls' velocities
-    (a glancing touch of two balls running side by side: the gap hardly changes, and its noise moves
-    the time a long way), when the two kinks were, if they agree within a frame."""
-    t_k = ki.t
-    pi, pj = i_m.pieces[ki.piece], j_m.pieces[kj.piece]
-    ts = np.linspace(min(ki.t, kj.t) - 1.5 * dt, max(ki.t, kj.t) + 0.5 * dt, 301)
+def _moving_contact_time(i_m: BallMotion, j_m: BallMotion, t_k: float, dt: float) -> float:
+    """When the two balls' centres were 2R apart just before their velocities changed, from the
+    pieces before the change (searched a frame either side of the kink)."""
+    ts = np.linspace(t_k - 1.5 * dt, t_k + 0.5 * dt, 301)
+    pi = i_m.piece_at(t_k - 0.5 * dt)
+    pj = j_m.piece_at(t_k - 0.5 * dt)
+    if pi is None or pj is None:
+        return t_k
     d = np.linalg.norm(pi.at(ts) - pj.at(ts), axis=1)
     R2 = float(np.linalg.norm(i_m.at(t_k) - j_m.at(t_k)))  # about 2R
     inside = np.flatnonzero(d <= max(R2, 1.0))
-    k = int(inside[0]) if len(inside) else int(np.argmin(d))
-    closing = -float(np.gradient(d, ts)[k])
-    if closing < 0.3 * max(ki.dv, kj.dv) and abs(ki.t - kj.t) < 0.75 * dt:
-        return 0.5 * (ki.t + kj.t)
-    return float(ts[k])
+    if len(inside):
+        return float(ts[inside[0]])
+    return float(ts[int(np.argmin(d))])
 
 
 def contact_events(ctx: ShotContext, contacts: list[Contact]) -> list[BallBall]:
