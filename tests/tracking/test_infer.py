@@ -1245,18 +1245,17 @@ def test_a_ball_turned_into_a_cushion_by_a_contact_and_back_out_before_the_next_
     assert (c.ball, c.cushion) == ("cue", "B1") and abs(c.t_s - t_hit) < 1 / 30
 
 
-def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_sees_it_go_in():
-    # r1 rests 15 mm off the left cushion's line; the cue ball, rolling left at 1.5 m/s, hits it half
-    # ball (the line of centres at 45 degrees): r1 reaches the cushion 20 ms later, before a frame
-    # sees it on its way in, and is first seen coming away from it
-    t0, v = 1.5, 1500.0
-    x_red, y = R + 15.0, 405.0
+def _half_ball_into_the_left_cushion(gap_mm: float, v: float, t_c: float, t_end: float) -> tuple[list, float]:
+    """r1 rests ``gap_mm`` off the left cushion's line; the cue ball, rolling left at ``v`` from 400 mm
+    away, hits it half ball at ``t_c`` (the line of centres at 45 degrees) and r1 goes into the cushion
+    along it, comes away at 0.6 of its speed across: the events and the time of the bounce."""
+    x_red, y = R + gap_mm, 405.0
     n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
     at_contact = np.array([x_red, y]) - 2 * R * n
     x_cue = at_contact[0] + 400.0
-    t_c = t0 + 400.0 / v
+    t0 = t_c - 400.0 / v
     v_red = (v * -n[0]) * n  # the blow along the line of centres
-    t_hit = t_c + 15.0 / -v_red[0]
+    t_hit = t_c + gap_mm / -v_red[0]
     hit = np.array([x_red, y]) + v_red * (t_hit - t_c)
     scene = Scene()
     scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
@@ -1264,7 +1263,14 @@ def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_see
     scene.add("r1", "red", Leg(0.0, (x_red, y)), Leg(t_c, (x_red, y), tuple(v_red)),
               Leg(t_hit, tuple(hit), (0.6 * -v_red[0], v_red[1]), 1500.0))
     cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
-    evs = events(scene, t_end=4.0)
+    return events(scene, t_end=t_end), t_hit
+
+
+def test_a_ball_resting_near_a_cushion_struck_into_it_bounces_before_a_frame_sees_it_go_in():
+    # r1 rests 15 mm off the left cushion's line; the cue ball, rolling left at 1.5 m/s, hits it half
+    # ball: r1 reaches the cushion 20 ms later, before a frame sees it on its way in, and is first seen
+    # coming away from it
+    evs, t_hit = _half_ball_into_the_left_cushion(15.0, 1500.0, 1.5 + 400.0 / 1500.0, 4.0)
     (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
     assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
 
@@ -1275,23 +1281,7 @@ def test_a_ball_resting_a_frames_way_from_a_cushion_struck_into_it_and_seen_once
     # ball: r1 goes in at 390 mm/s across the line and bounces 54 ms after the contact, seen once or twice
     # on its way in (the contact at four phases of the 30 fps frames); its way in starts at its rest
     # place at the contact, which the frames before saw well
-    v = 780.0
-    t_c = 2.0 + late_s
-    x_red, y = R + 21.0, 405.0
-    n = np.array([-1.0, 1.0]) / math.sqrt(2.0)
-    at_contact = np.array([x_red, y]) - 2 * R * n
-    x_cue = at_contact[0] + 400.0
-    t0 = t_c - 400.0 / v
-    v_red = (v * -n[0]) * n
-    t_hit = t_c + 21.0 / -v_red[0]
-    hit = np.array([x_red, y]) + v_red * (t_hit - t_c)
-    scene = Scene()
-    scene.add("cue", "white", Leg(0.0, (x_cue, at_contact[1])), Leg(t0, (x_cue, at_contact[1]), (-v, 0.0)),
-              Leg(t_c, tuple(at_contact), tuple(np.array([-v, 0.0]) - v_red), 1500.0))
-    scene.add("r1", "red", Leg(0.0, (x_red, y)), Leg(t_c, (x_red, y), tuple(v_red)),
-              Leg(t_hit, tuple(hit), (0.6 * -v_red[0], v_red[1]), 1500.0))
-    cue_stick((x_cue, at_contact[1]), 180.0, t0, scene)
-    evs = events(scene, t_end=4.5)
+    evs, t_hit = _half_ball_into_the_left_cushion(21.0, 780.0, 2.0 + late_s, 4.5)
     (c,) = [c for c in of(evs, BallCushion) if c.ball == "r1"]
     assert c.cushion == "L" and abs(c.t_s - t_hit) < 1 / 30
 
