@@ -140,12 +140,11 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
         t = np.concatenate([[m.t_start], t])
         z = np.concatenate([m.r0[None], z])
         w = np.concatenate([[1.0 / np.hypot(m.sigma0, cfg.start_time_s * speed[0]) ** 2], w])
-        k = np.concatenate([[-1], k])
     d = line.distance(z)
     span = max(3, int(round(cfg.bounce_window_s / ctx.dt)))
     clear = max(3.0 * m.noise_scale * m.sigma0, cfg.cushion_tol_mm / 2)
     found: list[tuple[Bounce, np.ndarray]] = []
-    for j in range(1, len(k) - 1):
+    for j in range(1, len(t) - 1):
         # the sample nearest the line within apex_window_s (a dip of the noise a sample or two from the
         # apex is none)
         near = np.abs(t - t[j]) <= cfg.apex_window_s + 1e-9
@@ -156,7 +155,7 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
         best = None
         for s in (j - 1, j):  # the sample nearest the line may lie on either arm of the V
             into = _run(t, d, w, np.arange(s, max(s - span, -1), -1), cfg.bounce_chi2)
-            away = _run(t, d, w, np.arange(s + 1, min(s + 1 + span, len(k))), cfg.bounce_chi2)
+            away = _run(t, d, w, np.arange(s + 1, min(s + 1 + span, len(t))), cfg.bounce_chi2)
             b = _fit_bounce(t, d, w, into, away)
             if b is None or b.chi2 > cfg.bounce_chi2 * max(b.dof, 1) or abs(b.d0) > cfg.cushion_tol_mm:
                 continue  # no V, or one whose arms meet off the line
@@ -169,7 +168,7 @@ def _bounces(ctx: ShotContext, m: BallMotion, line) -> list[tuple[Bounce, np.nda
         if best is None:
             continue
         a = int(np.searchsorted(t, best.t))
-        a = min(max(a, 1), len(k) - 1)
+        a = min(max(a, 1), len(t) - 1)
         u = (best.t - t[a - 1]) / max(t[a] - t[a - 1], 1e-9)
         xy = z[a - 1] + (z[a] - z[a - 1]) * u
         if not line.spans(xy, ctx.R):
