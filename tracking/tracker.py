@@ -292,6 +292,7 @@ class BallTracker:
         meas = np.flatnonzero(keep & inside & ((b.state == BallState.VISIBLE) | (b.state == BallState.AIRBORNE)) & np.isfinite(b.xy_mm[:, 0]))
         z = b.xy_mm[meas]
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
+        hidden = np.flatnonzero(keep & (b.state == BallState.OCCLUDED) & np.isfinite(b.xy_mm[:, 0]))
         # vision's class columns -> our class indices
         columns = np.array([list(b.classes).index(c) if c in b.classes else -1 for c in self.classes])
         # a ball seen in a pocket's net is off the table: it comes back only as a new ball, by hand
@@ -360,6 +361,14 @@ class BallTracker:
                 # the first pass; what vision sees there otherwise is the pocket's dark mouth, or a ball
                 # already down (as :meth:`_name` never names a new ball there)
                 cost2[(dist > reach[:, None]) | wrong | in_drop[None, :]] = np.inf
+                # nor of a ball at rest that vision still reports hidden where it stood (a hand over it):
+                # a ball turning up beside the hand is one the hand put down, not this one
+                cost2[self._still_hidden(sub, b, hidden, cls[left], columns)[:, None] & (dist > self.R)] = np.inf
+                # a ball at rest under a hand jumps only to a ball that looks likeliest its colour (one of
+                # unsure colour turning up away from it is likelier one the hand put down)
+                under = np.array([tr.state == TrackState.OCCLUDED and not tr.moving for tr in sub])
+                likeliest = np.argmax(self._class_vectors(prob, columns), axis=1)
+                cost2[under[:, None] & (likeliest[None, :] != cls[left][:, None]) & (dist > 2 * self.R)] = np.inf
                 run_pass(sub, cost2, None)
         # update the matched tracks
         logv = np.log(np.maximum(self._class_vectors(prob, columns), cfg.class_floor))  # each detection's class log-likelihoods
@@ -431,6 +440,23 @@ class BallTracker:
             tr.score, tr.n_scores, tr.steady_label = float(b.score[i]), 1, str(b.label[i])
             self.tracks.append(tr)
         self._occlusion(dets, t, keep)
+
+    def _still_hidden(self, group: list[_Track], b, hidden: np.ndarray, cls: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """(n,) whether each track of ``group`` (of class indices ``cls``) is a ball at rest that vision
+        reports hidden (``hidden``: indices into the frame's balls ``b``; ``columns``: vision's class
+        column of each of ours) within a radius of its place, in a colour that may be its own."""
+        out = np.zeros(len(group), dtype=bool)
+        if not len(hidden):
+            return out
+        for r, tr in enumerate(group):
+            if tr.moving:
+                continue
+            near = hidden[np.linalg.norm(b.xy_mm[hidden] - tr.xy, axis=1) <= self.R]
+            col = columns[cls[r]]
+            if col >= 0:
+                near = near[(b.label[near] == UNCERTAIN) | (b.class_prob[near, col] >= self.config.jump_min_prob)]
+            out[r] = len(near) > 0
+        return out
 
     def _likelihood_cost(self, z: np.ndarray, xy: np.ndarray, S: np.ndarray, reach: np.ndarray, miss: np.ndarray) -> np.ndarray:
         """(n, m) Mahalanobis distance plus log det S (plus ``miss``) of detections ``z`` (m, 2) from

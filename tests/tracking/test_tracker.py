@@ -362,3 +362,43 @@ def test_a_ball_struck_by_the_cue_and_missed_in_the_next_two_frames_keeps_its_id
     i = snaps[-1].index("w1")
     assert all(np.linalg.norm(s.xy_mm[i] - scene.position("wA", s.t_s)) < 10.0 for s in snaps if s.t_s > t0 + 0.05)
     assert not any(s.state[s.index(b)] != TrackState.OFF for s in snaps for b in bar.ball_ids if b not in ("red", "w1"))
+
+
+@pytest.mark.parametrize("reported_hidden", [True, False])
+def test_a_ball_at_rest_under_a_hand_is_not_taken_for_the_ball_the_hand_sets_down_beside_it(reported_hidden):
+    """A player sets the cue ball down 83 mm from a yellow, the hand over the yellow. The cue ball's
+    first sighting is of unsure colour (half under the fingers). The yellow, at rest under the hand,
+    is not the ball that turned up beside it: with vision reporting it hidden in its place, nothing but
+    a ball within a radius of that place is; unreported, only one that looks likeliest yellow. Before,
+    the yellow's track jumped to the cue ball and the cue ball was tracked as the yellow from then on
+    (the strike that followed was read as the yellow's, a double hit lost)."""
+    from dataclasses import replace
+
+    yellow, put = (1139.0, 118.0), (1090.0, 185.0)
+    scene = Scene().add("y1", "yellow", Leg(0.0, yellow)).add("r1", "red", Leg(0.0, (400.0, 400.0)))
+    scene.add("cue", "white", Leg(0.0, (700.0, 600.0)), Leg(0.5, (700.0, 600.0), gone=True), Leg(1.0, put))
+    scene.occluders.append((0.8, 1.2, rect(1105.0, 75.0, 1185.0, 160.0)))
+    frames = []
+    for d in detections(scene, FICHA, 30, 2.0):
+        b = d.balls
+        first = (b.label == "white") & (abs(d.t_s - 1.0) < 1e-6)
+        # unsure, likeliest white; when the yellow is reported hidden, likeliest yellow (only its place
+        # being held tells them apart then)
+        unsure = np.array([0.3, 0.1, 0.6] if reported_hidden else [0.5, 0.2, 0.3], dtype=np.float32)
+        prob = np.where(first[:, None], unsure[[b.classes.index(c) for c in ("white", "red", "yellow")]], b.class_prob)
+        b = replace(b, label=np.where(first, "", b.label).astype(object), class_prob=prob.astype(np.float32))
+        if reported_hidden and 0.8 <= d.t_s <= 1.2:
+            p = np.zeros((1, len(b.classes)), dtype=np.float32)
+            p[0, b.classes.index("yellow")] = 1.0
+            b = replace(b, xy_mm=np.vstack([b.xy_mm, [yellow]]), xy_px=np.vstack([b.xy_px, [[0.0, 0.0]]]),
+                        radius_px=np.append(b.radius_px, 10.0), height_mm=np.append(b.height_mm, 0.0),
+                        label=np.append(b.label, "yellow").astype(object), class_prob=np.vstack([b.class_prob, p]),
+                        score=np.append(b.score, 0.5).astype(np.float32), state=np.append(b.state, 1).astype(np.uint8))
+        frames.append(replace(d, balls=b))
+    tracker = BallTracker(FICHA)
+    snaps = [tracker.update(d) for d in frames]
+    y = FICHA.ball_ids.index("y1")
+    off = [s.t_s for s in snaps if s.t_s >= 0.5 and not np.linalg.norm(s.xy_mm[y] - yellow) < 5.0]
+    assert off == [], f"the yellow's track left its place at {off}"
+    last = snaps[-1]
+    assert np.linalg.norm(last.xy_mm[last.index("cue")] - put) < 5.0
