@@ -901,6 +901,34 @@ def test_a_ball_pushed_on_through_the_ball_close_in_front_is_a_double_hit(fps, g
         assert not cc
 
 
+@pytest.mark.parametrize("fps", [30.0, 60.0])
+@pytest.mark.parametrize("v, cut_deg, push, called", [
+    (900.0, 45.0, 500.0, True),   # a cut, pushed on: it goes on sideways, but faster along the line than spin could take it
+    (400.0, 60.0, 260.0, False),  # a slow cut taken on along the line no faster than a follow's spin can
+])
+def test_a_cut_ball_the_cue_pushes_on_goes_on_sideways_and_is_a_double_hit(fps, v, cut_deg, push, called):
+    """Ficha 5.7 on a cut: the cue ball meets a red a few millimetres in front at an angle and the cue,
+    following through, pushes it on along the cue's line. It keeps the sideways speed of the cut and
+    gains along the line of centres more than half the red's speed by the next frame: pushed, though
+    it goes mostly sideways (before, only a ball going mostly along the line was called). A follow's
+    spin takes a ball on along the line only as the cloth grips (at most the sliding friction, 0.2 g):
+    slower than that by then, it is no double hit."""
+    t0, x0, gap = 1.5, 600.0, 12.0
+    a = math.radians(cut_deg)
+    n, tangent = np.array([math.cos(a), math.sin(a)]), np.array([math.sin(a), -math.cos(a)])
+    t_c = t0 + gap / v
+    at_c = np.array([x0 + gap, 405.0])
+    red = at_c + 2 * R * n
+    cue_after = v * math.sin(a) * tangent + np.array([push, 0.0])
+    scene = Scene()
+    scene.add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)), Leg(t_c, tuple(at_c), tuple(cue_after), 600.0))
+    scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_c, tuple(red), tuple(0.95 * v * math.cos(a) * n), 600.0))
+    cue_stick((x0, 405.0), 0.0, t0, scene)
+    evs = events(scene, fps=fps, t_end=6.0)
+    assert of(evs, BallBall)[0].t_s == pytest.approx(t_c, abs=1.0 / fps)
+    assert len(of(evs, CueContact)) == int(called)
+
+
 def test_the_log_is_valid_and_in_time_order():
     scene = Scene()
     v, t0 = 1500.0, 1.503

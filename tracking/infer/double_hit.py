@@ -65,8 +65,13 @@ def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
     u_o = float(np.linalg.norm(v_o))
     n = v_o / max(u_o, 1e-9)
     u_s = float(v_s @ n)
-    # pushed on: along the way of the ball it met, nearly as fast (a cut leaves it going sideways)
-    if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o or u_s < cfg.push_along * float(np.linalg.norm(v_s)):
+    # pushed on: along the way of the ball it met, nearly as fast; a cut leaves it going sideways, and a
+    # follow's spin takes it on along the line only as the cloth grips, so going sideways too it was
+    # pushed when it goes on faster than the spin can have taken it by the middle of the samples
+    if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o:
+        return None
+    spin = cfg.spin_accel_mm_s2 * (0.5 * (t_a + t_b) - c.t) + cfg.spin_margin_mm_s
+    if u_s < cfg.push_along * float(np.linalg.norm(v_s)) and u_s < spin:
         return None
     _, tip = ctx.cue_tip(xs, c.t - 2 * ctx.dt, c.t + ctx.dt, ctx.R + cfg.cue_reach_mm, past_mm=cfg.follow_mm)
     if tip > ctx.R + cfg.cue_reach_mm:
