@@ -247,7 +247,10 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
                 conf = 0.95 - 0.25 * min(1.0, abs(gap) / cfg.contact_tol_mm)
                 if _hidden(ctx, xy, t_c, (a, b)):
                     conf = min(conf, cfg.hidden_confidence)
-                _add(contacts, Contact(a, b, t_c, xy, conf, approach), 3 * dt)
+                # both balls moving two frames before it: another touch than the one that may have
+                # set either moving (a ball struck from close by, back off a cushion into its striker)
+                again = max(i_m.t_start, j_m.t_start) <= t_c - 2.0 * dt
+                _add(contacts, Contact(a, b, t_c, xy, conf, approach), (1.5 if again else 3.0) * dt)
                 kink.explained = True
                 for k in other:
                     k.explained = True
@@ -259,11 +262,13 @@ def infer_contacts(ctx: ShotContext, known: list[Contact] | None = None) -> list
 
 def _causal(contacts: list[Contact]) -> None:
     """A ball set moving by a contact strikes nothing before it: a contact of the struck ball as the
-    striker comes after the contact that struck it (times estimated apart can cross within a frame)."""
+    striker comes after the contact that struck it (times estimated apart can cross within a frame); but
+    not one of the same two balls (a ball struck from close by, back off a cushion into its striker)."""
     for _ in range(len(contacts)):
         changed = False
         for c in contacts:
-            causes = [c0.t for c0 in contacts if c0 is not c and c0.b == c.a and c0.t < c.t + 0.1 and c0.t >= c.t]
+            causes = [c0.t for c0 in contacts
+                      if c0 is not c and c0.b == c.a and c0.a != c.b and c0.t < c.t + 0.1 and c0.t >= c.t]
             if causes and c.t <= max(causes):
                 c.t = max(causes) + 1e-4
                 changed = True
