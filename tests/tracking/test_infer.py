@@ -964,6 +964,25 @@ def test_a_ball_struck_from_close_by_and_back_off_a_cushion_into_its_striker_is_
     assert [c.ball for c in of(evs, CueContact)] == (["cue"] if pushed else [])
 
 
+@pytest.mark.parametrize("t_stop, t_put, t0", [(1.7, 1.6, 1.85), (1.8, 1.7, 1.95)])
+def test_a_white_moved_by_hand_during_a_shot_and_struck_just_after_it_is_a_shot_from_there(t_stop, t_put, t0):
+    """Bar billiards: while the red struck at 0.5 s still rolls, a hand over a white lifts it and sets
+    it down 320 mm away; the shot is over a few frames after it turned up there, and the white is
+    struck from there a quarter of a second after it was set down. That strike starts a shot from
+    where it was set (before, its sightings from before the hand and since disagreed, no place at
+    rest was taken when the shot ended, and the strike and everything after it was lost)."""
+    scene = Scene()
+    scene.add("red", "red", Leg(0.0, (900.0, 300.0)), Leg(0.5, (900.0, 300.0), (600.0, 0.0), 600.0 / (t_stop - 0.5)))
+    cue_stick((900.0, 300.0), 0.0, 0.5, scene)
+    scene.add("wA", "white", Leg(0.0, (514.0, 763.0)), Leg(1.2, (514.0, 763.0), gone=True), Leg(t_put, (450.0, 450.0)),
+              Leg(t0, (450.0, 450.0), (800.0, 100.0), 600.0))
+    scene.occluders.append((1.0, t_put + 0.1, rect(470.0, 720.0, 560.0, 810.0)))
+    cue_stick((450.0, 450.0), math.degrees(math.atan2(100.0, 800.0)), t0, scene)
+    starts = of(events(scene, profile=BAR, t_end=t0 + 3.0), ShotStart)
+    assert [s.ball for s in starts] == ["red", "w1"]
+    assert starts[1].t_s == pytest.approx(t0, abs=1 / 30) and starts[1].xy_mm == pytest.approx((450.0, 450.0), abs=3.0)
+
+
 def test_the_log_is_valid_and_in_time_order():
     scene = Scene()
     v, t0 = 1500.0, 1.503

@@ -583,6 +583,15 @@ class EventInferer:
         while self._preroll and self._preroll[0].t_s < tracks.t_s - self.config.preroll_s:
             self._preroll.popleft()
 
+    def _settled(self, i: int) -> np.ndarray | None:
+        """Where ball ``i`` stands still (:meth:`_still`), or, when its latest sightings do not all agree,
+        where its last three do (as for a ball just put down): a ball found again where a hand left it,
+        its earlier sightings elsewhere, may be struck before they have all gone."""
+        c = self._still(i)
+        if c is None and len(self._recent[i]) >= 5:
+            c = self._still(i, 3, last=3)
+        return c
+
     def _still(self, i: int, least: int = 5, last: int | None = None) -> np.ndarray | None:
         """Where ball ``i`` stands still (the median of its last, at least ``least``, measurements; of
         only its ``last`` ones when given), or None."""
@@ -634,7 +643,7 @@ class EventInferer:
         for i in np.flatnonzero(on & ~np.isfinite(self._rest[:, 0])):
             if i in self._appeared:
                 continue
-            c = self._still(i)
+            c = self._settled(i)
             if c is not None:
                 self._rest[i] = c
 
@@ -903,7 +912,7 @@ class EventInferer:
         for i in range(len(self.ids)):
             self._rest[i] = np.nan
             if self._present[i]:
-                c = self._still(i)
+                c = self._settled(i)
                 if c is not None:
                     self._rest[i] = c
         self._appeared.clear()
