@@ -4,12 +4,13 @@ A struck ball leaves the tip faster than the tip goes, so the cue, following thr
 again when something slowed it within the stroke: a ball close in front. The struck ball met a ball
 within the cue's follow-through (``follow_mm`` from its place, within ``double_hit_window_s`` of the
 strike) and goes on after it, along their line of centres (the way that ball leaves), at ``push_share``
-or more of that ball's speed and mostly along that line (``push_along``), the cue's tip at it: that is
-the double hit a camera sees. A ball met that is backed by a cushion or another ball (``backed_mm``)
-passes the hit on at once and proves nothing. A ball meeting a ball keeps a few per
-cent of its speed along that line (ball-ball restitution); a follow shot's spin takes it on only as
-friction grips, a few centimetres a second by the next frame. Frozen balls (ficha 4.5: under 1 mm
-apart) are left to the frozen-ball rule.
+or more of that ball's speed and mostly along that line (``push_along``) or, on a cut, going sideways,
+faster along it than a follow's spin can have taken it by then (``spin_accel_mm_s2``: the cloth's
+sliding friction), the cue's tip at it: that is the double hit a camera sees. A ball met that is backed
+by a cushion or another ball (``backed_mm``) passes the hit on at once and proves nothing. A ball
+meeting a ball keeps a few per cent of its speed along that line (ball-ball restitution); a follow
+shot's spin takes it on only as friction grips, a few centimetres a second by the next frame. Frozen
+balls (ficha 4.5: under 1 mm apart) are left to the frozen-ball rule.
 
 A free ball caught again by the cue would need a cue still speeding up after the strike (a push
 stroke): a foul the camera cannot tell from a harder strike, which the rules leave to the operator
