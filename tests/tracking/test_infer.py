@@ -22,12 +22,12 @@ G = 9810.0
 CAMERA = (FICHA.length_mm / 2, FICHA.width_mm / 2, 1500.0)  # over the table's centre, 1.5 m up, as a calibration says
 
 
-def cue_stick(ball_xy, direction_deg, t_strike, scene: Scene, length=1000.0, width=20.0):
-    """A cue lying behind the ball along the shot line, its tip 15 mm off the ball, from 0.8 s before
+def cue_stick(ball_xy, direction_deg, t_strike, scene: Scene, length=1000.0, width=20.0, off=15.0):
+    """A cue lying behind the ball along the shot line, its tip ``off`` the ball, from 0.8 s before
     the strike to 0.3 s after."""
     u = np.array([math.cos(math.radians(direction_deg)), math.sin(math.radians(direction_deg))])
     s = np.array([-u[1], u[0]])
-    tip = np.asarray(ball_xy) - u * (R + 15.0)
+    tip = np.asarray(ball_xy) - u * (R + off)
     butt = tip - u * length
     poly = np.array([tip + s * width / 2, butt + s * width / 2, butt - s * width / 2, tip - s * width / 2])
     scene.occluders.append((t_strike - 0.8, t_strike + 0.3, poly))
@@ -902,17 +902,20 @@ def test_a_ball_pushed_on_through_the_ball_close_in_front_is_a_double_hit(fps, g
 
 
 @pytest.mark.parametrize("fps", [30.0, 60.0])
-@pytest.mark.parametrize("v, cut_deg, push, called", [
-    (900.0, 45.0, 500.0, True),   # a cut, pushed on: it goes on sideways, but faster along the line than spin could take it
-    (400.0, 60.0, 260.0, False),  # a slow cut taken on along the line no faster than a follow's spin can
+@pytest.mark.parametrize("v, cut_deg, push, tip_off, called", [
+    (900.0, 45.0, 500.0, 15.0, True),   # a cut, pushed on: it goes on sideways, but faster along the line than spin could take it
+    (400.0, 60.0, 260.0, 15.0, False),  # a slow cut taken on along the line no faster than a follow's spin can
+    (900.0, 45.0, 500.0, 40.0, False),  # the same as the first, the cue's tip 40 mm behind the ball: not at it
 ])
-def test_a_cut_ball_the_cue_pushes_on_goes_on_sideways_and_is_a_double_hit(fps, v, cut_deg, push, called):
+def test_a_cut_ball_the_cue_pushes_on_goes_on_sideways_and_is_a_double_hit(fps, v, cut_deg, push, tip_off, called):
     """Ficha 5.7 on a cut: the cue ball meets a red a few millimetres in front at an angle and the cue,
     following through, pushes it on along the cue's line. It keeps the sideways speed of the cut and
     gains along the line of centres more than half the red's speed by the next frame: pushed, though
     it goes mostly sideways (before, only a ball going mostly along the line was called). A follow's
     spin takes a ball on along the line only as the cloth grips (at most the sliding friction, 0.2 g):
-    slower than that by then, it is no double hit."""
+    slower than that by then, it is no double hit; nor with the cue's tip short of the ball (a thin
+    cut's throw and spin send a ball on sideways too: a Sinuca Brasileira cut 78 mm from where the cue
+    ball was struck, the tip 49 mm short of it, was called a double hit)."""
     t0, x0, gap = 1.5, 600.0, 12.0
     a = math.radians(cut_deg)
     n, tangent = np.array([math.cos(a), math.sin(a)]), np.array([math.sin(a), -math.cos(a)])
@@ -923,7 +926,7 @@ def test_a_cut_ball_the_cue_pushes_on_goes_on_sideways_and_is_a_double_hit(fps, 
     scene = Scene()
     scene.add("cue", "white", Leg(0.0, (x0, 405.0)), Leg(t0, (x0, 405.0), (v, 0.0)), Leg(t_c, tuple(at_c), tuple(cue_after), 600.0))
     scene.add("r1", "red", Leg(0.0, tuple(red)), Leg(t_c, tuple(red), tuple(0.95 * v * math.cos(a) * n), 600.0))
-    cue_stick((x0, 405.0), 0.0, t0, scene)
+    cue_stick((x0, 405.0), 0.0, t0, scene, off=tip_off)
     evs = events(scene, fps=fps, t_end=6.0)
     assert of(evs, BallBall)[0].t_s == pytest.approx(t_c, abs=1.0 / fps)
     assert len(of(evs, CueContact)) == int(called)

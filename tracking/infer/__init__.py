@@ -149,7 +149,8 @@ class InferConfig:
     push_min_mm_s: float = 150.0  # ... when that ball leaves at least this fast (slower: the share is noise)
     push_along: float = 0.7  # ... and the struck ball goes mostly that way (this share of its speed; a cut sends it sideways) ...
     spin_accel_mm_s2: float = 2000.0  # ... or faster along it than a follow's spin can take it by then: the cloth's sliding friction (0.2 g) at most
-    spin_margin_mm_s: float = 100.0  # ... by this much (the noise of a speed fitted to two or three places)
+    spin_margin_mm_s: float = 100.0  # ... by this much (the noise of a speed fitted to two or three places) ...
+    cue_push_mm: float = 30.0  # ... with the cue's tip this close to its surface (not merely within cue_reach_mm)
     backed_mm: float = 15.0  # ... and that ball was not this close to a cushion or a ball behind it (they pass the hit on)
     touch_min_mm: float = 10.0  # a ball must move at least this far, with nothing to explain it, to be called touched
     place_settle_s: float = 0.3  # a ball put down must rest this long before it counts as placed

@@ -57,9 +57,10 @@ def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
     # each ball's velocity over its measured places from half a frame after the contact (its time is
     # known to a few milliseconds: a sample just before it is still the way in) to two frames on; the
     # line of centres is the way the ball met leaves (the places at the contact's estimated time point
-    # elsewhere when the striker was fast: a few milliseconds early is centimetres short)
+    # elsewhere when the striker was fast: a few milliseconds early is centimetres short), and before
+    # either meets anything else (a ball met 40 ms on bends the way the samples' line is fitted to)
     t_a = c.t + 0.5 * ctx.dt
-    t_b = t_a + max(2.0 * ctx.dt, 0.05)
+    t_b = min([t_a + max(2.0 * ctx.dt, 0.05)] + [c2.t for c2 in contacts if c2.t > c.t and ({c2.a, c2.b} & {s.i, o.i})])
     v_s, v_o = _velocity(s, t_a, t_b), _velocity(o, t_a, t_b)
     if v_s is None or v_o is None:
         return None
@@ -71,11 +72,13 @@ def _pushed_through(ctx: ShotContext, contacts: list) -> CueContact | None:
     # pushed when it goes on faster than the spin can have taken it by the middle of the samples
     if u_o < cfg.push_min_mm_s or u_s < cfg.push_share * u_o:
         return None
-    spin = cfg.spin_accel_mm_s2 * (0.5 * (t_a + t_b) - c.t) + cfg.spin_margin_mm_s
-    if u_s < cfg.push_along * float(np.linalg.norm(v_s)) and u_s < spin:
+    sideways = u_s < cfg.push_along * float(np.linalg.norm(v_s))
+    if sideways and u_s < cfg.spin_accel_mm_s2 * (0.5 * (t_a + t_b) - c.t) + cfg.spin_margin_mm_s:
         return None
     _, tip = ctx.cue_tip(xs, c.t - 2 * ctx.dt, c.t + ctx.dt, ctx.R + cfg.cue_reach_mm, past_mm=cfg.follow_mm)
-    if tip > ctx.R + cfg.cue_reach_mm:
+    # (going sideways, the push is believed only of a tip right at the ball: a thin cut's own throw and
+    # spin can send a ball on that way too, the tip left behind it)
+    if tip > ctx.R + (cfg.cue_push_mm if sideways else cfg.cue_reach_mm):
         return None
     conf = 0.9 if u_s >= 0.75 * u_o else 0.75
     return CueContact(t_s=float(c.t), ball=s.id, xy_mm=(float(xs[0]), float(xs[1])), confidence=conf)
