@@ -81,7 +81,7 @@ class _Track:
 
     __slots__ = ("uid", "kf", "t_s", "ball", "logp", "hits", "first_t", "last_seen_t", "state", "height", "z",
                  "moving", "hyp", "score", "n_scores", "seen_xy", "left_cloth", "steady_xy", "steady_label", "steady_t",
-                 "at_occluder", "bounced_t", "flew_t", "jumped_from", "dropped")
+                 "at_occluder", "under_hand", "bounced_t", "flew_t", "jumped_from", "dropped")
 
     def __init__(self, uid: int, kf, t_s: float, logp: np.ndarray):
         self.uid = uid
@@ -106,6 +106,7 @@ class _Track:
         self.steady_label = ""
         self.steady_t = t_s
         self.at_occluder = False  # missed with an occluder over part of it (a cue at it may just have struck it)
+        self.under_hand = False  # missed under an occluder that can cover a ball (a hand, an arm; not a cue)
         self.bounced_t: float | None = None  # its prediction came off a cushion at this time, the ball not seen since
         self.flew_t: float | None = None  # seen beyond a cushion's line going out: flying off the table since
         self.jumped_from: tuple[np.ndarray, np.ndarray, float] | None = None  # its filter's state and covariance at rest before its last jump, and its time
@@ -292,7 +293,6 @@ class BallTracker:
         meas = np.flatnonzero(keep & inside & ((b.state == BallState.VISIBLE) | (b.state == BallState.AIRBORNE)) & np.isfinite(b.xy_mm[:, 0]))
         z = b.xy_mm[meas]
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
-        hidden = np.flatnonzero(keep & (b.state == BallState.OCCLUDED) & np.isfinite(b.xy_mm[:, 0]))
         # vision's class columns -> our class indices
         columns = np.array([list(b.classes).index(c) if c in b.classes else -1 for c in self.classes])
         # a ball seen in a pocket's net is off the table: it comes back only as a new ball, by hand
@@ -361,12 +361,9 @@ class BallTracker:
                 # the first pass; what vision sees there otherwise is the pocket's dark mouth, or a ball
                 # already down (as :meth:`_name` never names a new ball there)
                 cost2[(dist > reach[:, None]) | wrong | in_drop[None, :]] = np.inf
-                # nor of a ball at rest that vision still reports hidden where it stood (a hand over it):
-                # a ball turning up beside the hand is one the hand put down, not this one
-                cost2[self._still_hidden(sub, b, hidden, cls[left], columns)[:, None] & (dist > self.R)] = np.inf
-                # a ball at rest under a hand jumps only to a ball that looks likeliest its colour (one of
-                # unsure colour turning up away from it is likelier one the hand put down)
-                under = np.array([tr.state == TrackState.OCCLUDED and not tr.moving for tr in sub])
+                # a ball at rest under a hand (not a cue) jumps only to a ball that looks likeliest its
+                # colour: one of unsure colour turning up beside the hand is likelier one it put down
+                under = np.array([tr.under_hand and not tr.moving for tr in sub])
                 likeliest = np.argmax(self._class_vectors(prob, columns), axis=1)
                 cost2[under[:, None] & (likeliest[None, :] != cls[left][:, None]) & (dist > 2 * self.R)] = np.inf
                 run_pass(sub, cost2, None)
@@ -416,7 +413,7 @@ class BallTracker:
                 tr.moving = float(np.linalg.norm(tr.v)) > cfg.rest_speed_mm_s
             tr.t_s = t
             tr.hits |= 1
-            tr.left_cloth = tr.at_occluder = False
+            tr.left_cloth = tr.at_occluder = tr.under_hand = False
             tr.bounced_t = tr.flew_t = tr.dropped = None
             tr.last_seen_t = t
             tr.z = zj.copy()
@@ -440,23 +437,6 @@ class BallTracker:
             tr.score, tr.n_scores, tr.steady_label = float(b.score[i]), 1, str(b.label[i])
             self.tracks.append(tr)
         self._occlusion(dets, t, keep)
-
-    def _still_hidden(self, group: list[_Track], b, hidden: np.ndarray, cls: np.ndarray, columns: np.ndarray) -> np.ndarray:
-        """(n,) whether each track of ``group`` (of class indices ``cls``) is a ball at rest that vision
-        reports hidden (``hidden``: indices into the frame's balls ``b``; ``columns``: vision's class
-        column of each of ours) within a radius of its place, in a colour that may be its own."""
-        out = np.zeros(len(group), dtype=bool)
-        if not len(hidden):
-            return out
-        for r, tr in enumerate(group):
-            if tr.moving:
-                continue
-            near = hidden[np.linalg.norm(b.xy_mm[hidden] - tr.xy, axis=1) <= self.R]
-            col = columns[cls[r]]
-            if col >= 0:
-                near = near[(b.label[near] == UNCERTAIN) | (b.class_prob[near, col] >= self.config.jump_min_prob)]
-            out[r] = len(near) > 0
-        return out
 
     def _likelihood_cost(self, z: np.ndarray, xy: np.ndarray, S: np.ndarray, reach: np.ndarray, miss: np.ndarray) -> np.ndarray:
         """(n, m) Mahalanobis distance plus log det S (plus ``miss``) of detections ``z`` (m, 2) from
@@ -546,6 +526,7 @@ class BallTracker:
             dist = [polygon_distance(poly, xy[None])[0] for poly in dets.occluders]
             under = any(d < self.R and outline_width(poly) >= 2 * self.R for d, poly in zip(dist, dets.occluders))
             tr.at_occluder = any(d < self.R for d in dist)
+            tr.under_hand = under
             if under or near_hidden:
                 tr.state = TrackState.OCCLUDED
                 if not tr.moving:
