@@ -6,8 +6,8 @@ within the cue's follow-through (``follow_mm`` from its place, within ``double_h
 strike) and goes on after it, along their line of centres (the way that ball leaves), at ``push_share``
 or more of that ball's speed and mostly along that line (``push_along``) or, on a cut, going sideways,
 faster along it than a follow's spin can have taken it by then (``spin_accel_mm_s2``: the cloth's
-sliding friction) with the tip right at it (``cue_push_mm``), the cue's tip at it: that is the double
-hit a camera sees. Both speeds are fitted up to either ball's next contact. A ball met that is backed
+sliding friction) with the tip right at it (``cue_push_mm``); the cue's tip at it in either case: that
+is the double hit a camera sees. Both speeds are fitted up to either ball's next contact. A ball met that is backed
 by a cushion or another ball (``backed_mm``) passes the hit on at once and proves nothing. A ball
 meeting a ball keeps a few per cent of its speed along that line (ball-ball restitution); a follow
 shot's spin takes it on only as friction grips, a few centimetres a second by the next frame. Frozen
