@@ -295,6 +295,7 @@ class BallTracker:
         prob = np.asarray(b.class_prob[meas], dtype=np.float64)
         # vision's class columns -> our class indices
         columns = np.array([list(b.classes).index(c) if c in b.classes else -1 for c in self.classes])
+        vec = self._class_vectors(prob, columns)  # each detection's class probabilities, in our classes
         # a ball seen in a pocket's net is off the table: it comes back only as a new ball, by hand
         named = [tr for tr in self.tracks if tr.ball >= 0 and tr.state != TrackState.IN_POCKET]
         cands = [tr for tr in self.tracks if tr.ball < 0]
@@ -364,11 +365,10 @@ class BallTracker:
                 # a ball at rest under a hand (not a cue) jumps only to a ball that looks likeliest its
                 # colour: one of unsure colour turning up beside the hand is likelier one it put down
                 under = np.array([tr.under_hand and not tr.moving for tr in sub])
-                likeliest = np.argmax(self._class_vectors(prob, columns), axis=1)
-                cost2[under[:, None] & (likeliest[None, :] != cls[left][:, None]) & (dist > 2 * self.R)] = np.inf
+                cost2[under[:, None] & (np.argmax(vec, axis=1)[None, :] != cls[left][:, None]) & (dist > 2 * self.R)] = np.inf
                 run_pass(sub, cost2, None)
         # update the matched tracks
-        logv = np.log(np.maximum(self._class_vectors(prob, columns), cfg.class_floor))  # each detection's class log-likelihoods
+        logv = np.log(np.maximum(vec, cfg.class_floor))  # each detection's class log-likelihoods
         for tr in self.tracks:
             m = matched.get(id(tr))
             tr.hits = (tr.hits << 1) & 0xFFFF
